@@ -1,0 +1,57 @@
+// Lint: strict typed rules, and the layer boundaries (core and shared never import vscode; media only imports shared).
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const noVscode = {
+  paths: [{ name: 'vscode', message: 'src/core and src/shared are pure: only src/vscode may import vscode.' }],
+  patterns: [
+    { group: ['**/vscode/**', '../vscode/*', '../../vscode/*'], message: 'src/core and src/shared must not depend on src/vscode.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'dist-test/**', 'dist-vsix/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.d.ts'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'test/harness/*.mjs', 'bench/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts', 'src/shared/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', noVscode] },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { ...noVscode, patterns: [...noVscode.patterns, { group: ['**/core/**', '../core/*'], message: 'src/shared holds types only.' }] },
+      ],
+    },
+  },
+  {
+    files: ['media/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser }, parserOptions: { project: 'media/tsconfig.json', projectService: false } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'The webview has no vscode module.' }], patterns: [{ group: ['**/src/core/**', '**/src/vscode/**'], message: 'media/ may only import src/shared.' }] },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

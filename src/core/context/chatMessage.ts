@@ -1,0 +1,38 @@
+// Chat Completions messages exactly as an OpenAI-compatible endpoint receives them (structurally compatible with the SDK's types).
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface SystemMessage {
+  role: 'system' | 'developer';
+  content: string;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  /** null when the message only carries tool calls. */
+  content: string | null;
+  tool_calls?: ChatToolCall[];
+}
+
+export interface ToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** A tool definition as sent in the request's `tools` array. */
+export interface ChatToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}

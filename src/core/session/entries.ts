@@ -1,0 +1,169 @@
+// The session log's entry types: one JSON object per line, forming a tree through id/parentId.
+
+/** Current on-disk schema version; one migration per step lives in migrations.ts. */
+export const SCHEMA_VERSION = 1;
+
+/** First line of every session file. */
+export interface SessionHeader {
+  type: 'session';
+  version: number;
+  id: string;
+  timestamp: string;
+  title?: string;
+  cwd?: string;
+  /** Set when the session was imported from another agent's file. */
+  importedFrom?: { format: 'pi'; path: string; sessionId?: string };
+}
+
+/** Token usage as the endpoint reported it for one model call. */
+export interface Usage {
+  /** Total prompt tokens the endpoint counted (cached ones included). */
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens served from the provider's cache, when reported. */
+  cachedTokens?: number;
+  /** Prompt tokens written to the provider's cache, when reported (Anthropic-style). */
+  cacheWriteTokens?: number;
+}
+
+/** A tool call as the model emitted it; arguments stay the raw JSON text the model sent. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Where the full text of a capped tool output lives (content-addressed, deduplicated). */
+export interface BlobRef {
+  sha256: string;
+  /** UTF-8 byte length of the full text. */
+  bytes: number;
+  /** UTF-16 length of the full text. */
+  chars: number;
+}
+
+interface EntryBase {
+  id: string;
+  /** Parent in the session tree; null only for the root entry. */
+  parentId: string | null;
+  timestamp: string;
+}
+
+export interface UserEntry extends EntryBase {
+  type: 'user';
+  text: string;
+  /** Images attached to the message, by blob; counted as estimates. */
+  images?: Array<{ blob: BlobRef; mimeType: string }>;
+  /** Set on messages the agent wrote itself (e.g. "continue" after an automatic compaction). */
+  synthetic?: boolean;
+}
+
+export type StopReason = 'stop' | 'length' | 'toolCalls' | 'aborted' | 'error' | 'contentFilter';
+
+export interface AssistantEntry extends EntryBase {
+  type: 'assistant';
+  text: string;
+  toolCalls: ToolCall[];
+  /** Reasoning text the model exposed; kept for the UI, never sent back. */
+  reasoning?: string;
+  model?: string;
+  usage?: Usage;
+  stopReason?: StopReason;
+  error?: string;
+}
+
+export interface ToolResultEntry extends EntryBase {
+  type: 'toolResult';
+  toolCallId: string;
+  toolName: string;
+  isError: boolean;
+  /** What the model sees: the whole output, or its head and tail with a note when it was capped. */
+  content: string;
+  /** The full output when it did not fit inline (content then holds the capped view). */
+  blob?: BlobRef;
+}
+
+/** Files the summarized part of the session read and modified (cumulative across compactions). */
+export interface FileLedger {
+  read: string[];
+  modified: string[];
+}
+
+export interface CompactionEntry extends EntryBase {
+  type: 'compaction';
+  summary: string;
+  /** First entry on the path kept verbatim after the summary; null when nothing before it is kept. */
+  firstKeptEntryId: string | null;
+  /** When the cut falls inside a turn: summary of that turn's prefix (its user message and early steps). */
+  turnPrefixSummary?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  files: FileLedger;
+  instructions?: string;
+  /** A person edited the summary in the review panel before it was applied. */
+  edited: boolean;
+  auto: boolean;
+  model?: string;
+}
+
+/** Hides tool outputs from the model on this branch; the outputs stay in the log and the UI. */
+export interface PruneEntry extends EntryBase {
+  type: 'prune';
+  toolResultIds: string[];
+  tokensFreed: number;
+  reason: 'auto' | 'manual';
+}
+
+/** Pins (or unpins) a message so that it survives every compaction verbatim. */
+export interface PinEntry extends EntryBase {
+  type: 'pin';
+  targetId: string;
+  pinned: boolean;
+}
+
+export interface ModelChangeEntry extends EntryBase {
+  type: 'modelChange';
+  model: string;
+  provider?: string;
+}
+
+export interface SettingsChangeEntry extends EntryBase {
+  type: 'settingsChange';
+  changes: Record<string, string | number | boolean | null>;
+}
+
+export interface LabelEntry extends EntryBase {
+  type: 'label';
+  targetId: string;
+  label: string;
+}
+
+/**
+ * Moves the current leaf without adding a node to the tree (restore before a compaction, switch branch).
+ * parentId is the leaf it moved away from; targetId the new leaf. It is never anyone's parent.
+ */
+export interface LeafEntry extends EntryBase {
+  type: 'leaf';
+  targetId: string;
+  reason: 'restore' | 'switch';
+}
+
+export type MessageEntry = UserEntry | AssistantEntry | ToolResultEntry;
+
+export type SessionEntry =
+  | UserEntry
+  | AssistantEntry
+  | ToolResultEntry
+  | CompactionEntry
+  | PruneEntry
+  | PinEntry
+  | ModelChangeEntry
+  | SettingsChangeEntry
+  | LabelEntry
+  | LeafEntry;
+
+export type EntryType = SessionEntry['type'];
+
+export function isMessageEntry(entry: SessionEntry): entry is MessageEntry {
+  return entry.type === 'user' || entry.type === 'assistant' || entry.type === 'toolResult';
+}

@@ -1,0 +1,217 @@
+// Every setting of the extension: its default and bounds, and one pure parser that validates raw values.
+
+export type ReviewMode = 'always' | 'manual' | 'never';
+export type EndpointFlavor = 'auto' | 'openai' | 'azure' | 'openrouter' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama';
+export type MaxTokensParameter = 'auto' | 'max_tokens' | 'max_completion_tokens';
+export type SystemRole = 'auto' | 'system' | 'developer';
+
+export interface Settings {
+  endpoint: {
+    baseUrl: string;
+    model: string;
+    headers: Record<string, string>;
+    flavor: EndpointFlavor;
+    maxTokensParameter: MaxTokensParameter;
+    systemRole: SystemRole;
+    timeoutSeconds: number;
+    maxRetries: number;
+  };
+  context: {
+    /** 0 = from the model's metadata, else the endpoint's model list, else 128k. */
+    windowTokens: number;
+    maxOutputTokens: number;
+  };
+  compaction: {
+    auto: boolean;
+    review: ReviewMode;
+    reserveTokens: number;
+    keepRecentTokens: number;
+    /** Empty = the chat's model. */
+    summaryModel: string;
+  };
+  pruning: {
+    enabled: boolean;
+    protectTokens: number;
+    minimumTokens: number;
+    protectTurns: number;
+    protectedTools: string[];
+  };
+  tools: {
+    outputMaxChars: number;
+    outputMaxLines: number;
+    commandTimeoutSeconds: number;
+  };
+  statusBar: {
+    warningPercent: number;
+    errorPercent: number;
+  };
+}
+
+type NumberSpec = { kind: 'number'; default: number; minimum: number; maximum: number };
+type BooleanSpec = { kind: 'boolean'; default: boolean };
+type StringSpec = { kind: 'string'; default: string };
+type EnumSpec = { kind: 'enum'; default: string; values: readonly string[] };
+type StringArraySpec = { kind: 'stringArray'; default: string[] };
+type StringMapSpec = { kind: 'stringMap'; default: Record<string, string> };
+export type SettingSpec = NumberSpec | BooleanSpec | StringSpec | EnumSpec | StringArraySpec | StringMapSpec;
+
+/** Configuration section; every key below is `${SETTINGS_SECTION}.${key}` in the manifest. */
+export const SETTINGS_SECTION = 'compactionAgent';
+
+/** The single source of truth for keys, defaults and bounds; package.json is tested against it. */
+export const SETTING_SPECS = {
+  'endpoint.baseUrl': { kind: 'string', default: '' },
+  'endpoint.model': { kind: 'string', default: '' },
+  'endpoint.headers': { kind: 'stringMap', default: {} },
+  'endpoint.flavor': {
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'openai', 'azure', 'openrouter', 'vllm', 'llamacpp', 'lmstudio', 'ollama'],
+  },
+  'endpoint.maxTokensParameter': { kind: 'enum', default: 'auto', values: ['auto', 'max_tokens', 'max_completion_tokens'] },
+  'endpoint.systemRole': { kind: 'enum', default: 'auto', values: ['auto', 'system', 'developer'] },
+  'endpoint.timeoutSeconds': { kind: 'number', default: 120, minimum: 5, maximum: 3600 },
+  'endpoint.maxRetries': { kind: 'number', default: 3, minimum: 0, maximum: 10 },
+  'context.windowTokens': { kind: 'number', default: 0, minimum: 0, maximum: 10_000_000 },
+  'context.maxOutputTokens': { kind: 'number', default: 8192, minimum: 256, maximum: 1_000_000 },
+  'compaction.auto': { kind: 'boolean', default: true },
+  'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
+  'compaction.reserveTokens': { kind: 'number', default: 16384, minimum: 1024, maximum: 1_000_000 },
+  'compaction.keepRecentTokens': { kind: 'number', default: 20000, minimum: 1000, maximum: 1_000_000 },
+  'compaction.summaryModel': { kind: 'string', default: '' },
+  'pruning.enabled': { kind: 'boolean', default: true },
+  'pruning.protectTokens': { kind: 'number', default: 40000, minimum: 0, maximum: 1_000_000 },
+  'pruning.minimumTokens': { kind: 'number', default: 20000, minimum: 0, maximum: 1_000_000 },
+  'pruning.protectTurns': { kind: 'number', default: 2, minimum: 0, maximum: 50 },
+  'pruning.protectedTools': { kind: 'stringArray', default: [] },
+  'tools.outputMaxChars': { kind: 'number', default: 24000, minimum: 1000, maximum: 1_000_000 },
+  'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
+  'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
+  'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
+  'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTING_SPECS;
+
+/** A value that was rejected, and what is used instead. */
+export interface SettingWarning {
+  key: string;
+  message: string;
+}
+
+export interface ParsedSettings {
+  settings: Settings;
+  warnings: SettingWarning[];
+}
+
+type RawValue = unknown;
+
+function parseValue(key: string, spec: SettingSpec, raw: RawValue, warnings: SettingWarning[]): unknown {
+  if (raw === undefined || raw === null) return spec.default;
+  const reject = (why: string): unknown => {
+    const used = JSON.stringify(spec.default);
+    warnings.push({ key, message: `${SETTINGS_SECTION}.${key}: ${why} (got ${describe(raw)}); using ${used}.` });
+    return spec.default;
+  };
+  switch (spec.kind) {
+    case 'number': {
+      if (typeof raw !== 'number' || !Number.isFinite(raw)) return reject('expected a number');
+      if (raw < spec.minimum || raw > spec.maximum) {
+        const clamped = Math.min(spec.maximum, Math.max(spec.minimum, raw));
+        warnings.push({
+          key,
+          message: `${SETTINGS_SECTION}.${key}: ${raw} is outside ${spec.minimum}..${spec.maximum}; using ${clamped}.`,
+        });
+        return Math.round(clamped);
+      }
+      return Math.round(raw);
+    }
+    case 'boolean':
+      return typeof raw === 'boolean' ? raw : reject('expected true or false');
+    case 'string':
+      return typeof raw === 'string' ? raw.trim() : reject('expected a string');
+    case 'enum':
+      return typeof raw === 'string' && spec.values.includes(raw)
+        ? raw
+        : reject(`expected one of ${spec.values.join(', ')}`);
+    case 'stringArray':
+      return Array.isArray(raw) && raw.every((item) => typeof item === 'string')
+        ? raw.map((item: string) => item.trim()).filter((item: string) => item.length > 0)
+        : reject('expected a list of strings');
+    case 'stringMap':
+      return isStringMap(raw) ? { ...raw } : reject('expected an object of string values');
+  }
+}
+
+function isStringMap(raw: RawValue): raw is Record<string, string> {
+  return (
+    typeof raw === 'object' &&
+    raw !== null &&
+    !Array.isArray(raw) &&
+    Object.values(raw).every((value) => typeof value === 'string')
+  );
+}
+
+function describe(raw: RawValue): string {
+  const text = JSON.stringify(raw) ?? String(raw);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * Validates raw values read by key (e.g. from `workspace.getConfiguration`) into typed settings.
+ * Invalid values fall back to the default (numbers are clamped) and produce a warning naming the setting.
+ */
+export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettings {
+  const warnings: SettingWarning[] = [];
+  const values = new Map<string, unknown>();
+  for (const [key, spec] of Object.entries(SETTING_SPECS) as Array<[SettingKey, SettingSpec]>) {
+    values.set(key, parseValue(key, spec, read(key), warnings));
+  }
+  const get = <T>(key: SettingKey): T => values.get(key) as T;
+  const settings: Settings = {
+    endpoint: {
+      baseUrl: get('endpoint.baseUrl'),
+      model: get('endpoint.model'),
+      headers: get('endpoint.headers'),
+      flavor: get('endpoint.flavor'),
+      maxTokensParameter: get('endpoint.maxTokensParameter'),
+      systemRole: get('endpoint.systemRole'),
+      timeoutSeconds: get('endpoint.timeoutSeconds'),
+      maxRetries: get('endpoint.maxRetries'),
+    },
+    context: { windowTokens: get('context.windowTokens'), maxOutputTokens: get('context.maxOutputTokens') },
+    compaction: {
+      auto: get('compaction.auto'),
+      review: get('compaction.review'),
+      reserveTokens: get('compaction.reserveTokens'),
+      keepRecentTokens: get('compaction.keepRecentTokens'),
+      summaryModel: get('compaction.summaryModel'),
+    },
+    pruning: {
+      enabled: get('pruning.enabled'),
+      protectTokens: get('pruning.protectTokens'),
+      minimumTokens: get('pruning.minimumTokens'),
+      protectTurns: get('pruning.protectTurns'),
+      protectedTools: get('pruning.protectedTools'),
+    },
+    tools: {
+      outputMaxChars: get('tools.outputMaxChars'),
+      outputMaxLines: get('tools.outputMaxLines'),
+      commandTimeoutSeconds: get('tools.commandTimeoutSeconds'),
+    },
+    statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
+  };
+  if (settings.statusBar.errorPercent < settings.statusBar.warningPercent) {
+    warnings.push({
+      key: 'statusBar.errorPercent',
+      message: `${SETTINGS_SECTION}.statusBar.errorPercent (${settings.statusBar.errorPercent}) is below warningPercent (${settings.statusBar.warningPercent}); using ${settings.statusBar.warningPercent}.`,
+    });
+    settings.statusBar.errorPercent = settings.statusBar.warningPercent;
+  }
+  return { settings, warnings };
+}
+
+/** The defaults, for the CLI and tests. */
+export function defaultSettings(): Settings {
+  return parseSettings(() => undefined).settings;
+}

