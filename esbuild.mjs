@@ -52,6 +52,18 @@ if (!production && fs.existsSync('test/integration/index.ts')) {
   });
 }
 
+// The scripted OpenAI-compatible endpoint used by the test tiers and `npm run demo`.
+if (!production && fs.existsSync('test/support/scriptedEndpointMain.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: { scriptedEndpointMain: 'test/support/scriptedEndpointMain.ts' },
+    outdir: 'dist-test/support',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  });
+}
+
 const existing = builds.filter((build) => Object.values(build.entryPoints).every((entry) => fs.existsSync(entry)));
 if (watch) {
   const contexts = await Promise.all(existing.map((build) => esbuild.context(build)));

@@ -1,0 +1,120 @@
+// Turns whatever a model call failed with (SDK errors, network errors, odd bodies) into a clear, key-free ModelError.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ModelError, ModelErrorKind } from './modelStream';
+import { contextWindowFromError, matchOverflow } from './overflowPatterns';
+
+/** Replaces every occurrence of the secret (and its bearer form) in a text; short secrets are left alone. */
+export function scrubSecret(text: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return text;
+  return text.split(secret).join('[redacted]');
+}
+
+/** Milliseconds the server asked to wait, from retry-after-ms or Retry-After (seconds or an HTTP date). */
+export function retryAfterFromHeaders(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = headers.get('retry-after');
+  if (after === null || after.trim() === '') return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function kindForStatus(status: number): ModelErrorKind {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'notFound';
+  if (status === 408) return 'timeout';
+  if (status === 429) return 'rateLimit';
+  if (status >= 500) return 'server';
+  return 'badRequest';
+}
+
+const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(['rateLimit', 'server', 'network', 'timeout']);
+
+const KIND_LABEL: Record<ModelErrorKind, string> = {
+  overflow: 'The conversation is longer than the model’s context window',
+  auth: 'The endpoint rejected the API key',
+  rateLimit: 'The endpoint is rate limiting requests',
+  server: 'The endpoint had a server error',
+  network: 'Could not reach the endpoint',
+  timeout: 'The endpoint did not answer in time',
+  aborted: 'The request was cancelled',
+  badRequest: 'The endpoint rejected the request',
+  invalidResponse: 'The endpoint sent a response that is not valid',
+  notFound: 'The endpoint or model was not found',
+};
+
+/** Text of the server's error, wherever the SDK put it: {message}, {error: {message}}, {detail}, a bare string. */
+function serverDetail(error: APIError): string {
+  const body: unknown = error.error;
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value;
+    if (typeof value !== 'object' || value === null) return undefined;
+    const record = value as Record<string, unknown>;
+    return pick(record['message']) ?? pick(record['error']) ?? pick(record['detail']);
+  };
+  return pick(body) ?? error.message.replace(/^\d{3}\s*/, '');
+}
+
+export function makeModelError(kind: ModelErrorKind, detail: string, extra: Partial<ModelError> = {}): ModelError {
+  const label = KIND_LABEL[kind];
+  const message = detail && detail !== label ? `${label}: ${detail}` : label;
+  return { kind, message, retryable: RETRYABLE.has(kind), ...extra };
+}
+
+function fromApiError(error: APIError): ModelError {
+  const status = error.status;
+  const detail = serverDetail(error);
+  const code = typeof error.code === 'string' ? error.code : '';
+  const type = typeof error.type === 'string' ? error.type : '';
+  const overflow = status !== 429 ? matchOverflow(`${code} ${type} ${detail}`) : undefined;
+  const statusNote = status ? ` (HTTP ${status})` : '';
+  if (overflow) {
+    const window = contextWindowFromError(detail, error.error);
+    return makeModelError('overflow', `${detail}${statusNote}`, {
+      ...(status ? { status } : {}),
+      ...(window ? { contextWindow: window } : {}),
+    });
+  }
+  if (status === undefined) return makeModelError('invalidResponse', `the stream reported an error: ${detail}`);
+  const kind = kindForStatus(status);
+  const retryAfterMs = retryAfterFromHeaders(error.headers);
+  const built = makeModelError(kind, `${detail}${statusNote}`, {
+    status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+  // OpenAI answers 429 when the account is out of credit; waiting will not help.
+  if (kind === 'rateLimit' && /insufficient_quota|quota/i.test(`${code} ${detail}`)) built.retryable = false;
+  return built;
+}
+
+function causeText(error: Error): string {
+  const cause: unknown = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    const inner = causeText(cause);
+    return typeof code === 'string' && !inner.includes(code) ? `${inner} (${code})` : inner;
+  }
+  return error.message;
+}
+
+/** Classifies a failure that is not a timeout or a cancellation (the caller knows about those). */
+export function classifyError(error: unknown): ModelError {
+  if (error instanceof APIUserAbortError) return makeModelError('aborted', '');
+  if (error instanceof APIConnectionTimeoutError) return makeModelError('timeout', '');
+  if (error instanceof APIConnectionError) return makeModelError('network', causeText(error));
+  if (error instanceof APIError) return fromApiError(error as APIError);
+  if (error instanceof SyntaxError) return makeModelError('invalidResponse', `malformed data in the stream (${error.message})`);
+  if (error instanceof Error) {
+    // Mid-stream socket failures surface from fetch as TypeError("terminated") with the real reason in `cause`.
+    return makeModelError('network', causeText(error));
+  }
+  return makeModelError('invalidResponse', String(error));
+}
+
+/** The same error with the secret removed from its message. */
+export function scrubError(error: ModelError, secret: string | undefined): ModelError {
+  return { ...error, message: scrubSecret(error.message, secret) };
+}

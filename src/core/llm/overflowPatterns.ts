@@ -1,0 +1,56 @@
+// Recognizes "the prompt does not fit the context window" in each server's error shape, and silent overflow in usage.
+import type { Usage } from '../session/entries';
+
+export interface OverflowPattern {
+  provider: string;
+  pattern: RegExp;
+}
+
+/** One row per server phrasing; the order does not matter. Checked against the error message and code. */
+export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
+  { provider: 'openai', pattern: /context_length_exceeded/i },
+  { provider: 'openai', pattern: /maximum context length/i },
+  { provider: 'openai', pattern: /exceeds the context window/i },
+  { provider: 'azure', pattern: /context_length_exceeded/i },
+  { provider: 'openrouter', pattern: /context length/i },
+  { provider: 'vllm', pattern: /This model's maximum context length is/i },
+  { provider: 'llamacpp', pattern: /exceeds the available context size/i },
+  { provider: 'llamacpp', pattern: /exceed_context_size_error/i },
+  { provider: 'llamacpp', pattern: /\bn_ctx\b/i },
+  { provider: 'lmstudio', pattern: /greater than the context length/i },
+  { provider: 'lmstudio', pattern: /model is loaded with context length of only/i },
+  { provider: 'ollama', pattern: /input length exceeds/i },
+  { provider: 'anthropic', pattern: /prompt is too long/i },
+  { provider: 'generic', pattern: /too many tokens|token limit exceeded|context[_ ]window[_ ]exceeded/i },
+];
+
+/** Rate-limit messages also talk about tokens ("tokens per min"); those are not overflows. */
+const RATE_LIMIT_WORDING = /tokens per min|\bTPM\b|rate limit/i;
+
+/** Returns the matching provider row, or undefined when the text is not a context overflow. */
+export function matchOverflow(text: string): OverflowPattern | undefined {
+  if (RATE_LIMIT_WORDING.test(text)) return undefined;
+  return OVERFLOW_PATTERNS.find((row) => row.pattern.test(text));
+}
+
+/** The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096). */
+export function contextWindowFromError(text: string, body?: unknown): number | undefined {
+  if (typeof body === 'object' && body !== null) {
+    const nCtx = (body as Record<string, unknown>)['n_ctx'];
+    if (typeof nCtx === 'number' && nCtx > 0) return nCtx;
+  }
+  const match =
+    /maximum context length is (\d+)/i.exec(text) ??
+    /context length of (?:only )?(\d+)/i.exec(text) ??
+    /\bn_ctx\b\D{0,5}(\d+)/i.exec(text);
+  return match?.[1] ? Number(match[1]) : undefined;
+}
+
+/**
+ * Servers such as Ollama truncate an over-long prompt instead of failing; the only sign is a reported
+ * prompt size above the window.
+ */
+export function isSilentOverflow(usage: Usage | undefined, contextWindow: number | undefined): boolean {
+  if (!usage || !contextWindow || contextWindow <= 0) return false;
+  return usage.promptTokens > contextWindow;
+}
