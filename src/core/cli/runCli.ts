@@ -1,0 +1,45 @@
+// Dispatches a CLI command and turns every failure into a one-line message and an exit code (never a stack trace).
+import { nodeFileIo } from '../storage/fileIo';
+import { parseArgs, UsageError } from './cliArgs';
+import type { CliCommand, CliDeps } from './cliDeps';
+import { contextCommand } from './contextCommand';
+import { importCommand } from './importCommand';
+import { inspectCommand } from './inspectCommand';
+import { roughTokenCount } from './roughTokenCount';
+import { verifyCommand } from './verifyCommand';
+
+export const USAGE = [
+  'usage: compaction-agent <command> ...',
+  '  import --from pi <in.jsonl> --out <session.jsonl>',
+  '  inspect <session.jsonl> [--json]',
+  '  context <session.jsonl> [--leaf ID] [--system TEXT] [--json]',
+  '  verify <session.jsonl> [--json]',
+].join('\n');
+
+export const COMMANDS: Record<string, CliCommand> = { import: importCommand, inspect: inspectCommand, context: contextCommand, verify: verifyCommand };
+
+export function defaultCliDeps(): CliDeps {
+  return {
+    io: nodeFileIo,
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    countTokens: roughTokenCount,
+  };
+}
+
+/** Exit codes: 0 success, 1 the input could not be processed, 2 bad usage. */
+export async function runCli(argv: readonly string[], deps: CliDeps = defaultCliDeps()): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    deps.err(name === undefined || name === '--help' ? USAGE : `error: unknown command "${name}"\n${USAGE}`);
+    return name === '--help' ? 0 : 2;
+  }
+  try {
+    return await command(parseArgs(rest), deps);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    deps.err(`error: ${message.split('\n')[0] ?? message}`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}

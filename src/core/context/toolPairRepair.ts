@@ -1,0 +1,82 @@
+// Turns a sequence of message entries into provider-valid messages: every call answered right after it, no orphans, no empties.
+import type { ChatMessage, ChatToolCall } from './chatMessage';
+import type { AssistantEntry, MessageEntry, ToolResultEntry } from '../session/entries';
+import { prunePlaceholder } from './contextMarkers';
+
+export const CANCELLED_RESULT = '[cancelled: the tool call was interrupted before it returned]';
+
+export type ContextItemKind = 'system' | 'summary' | 'entry' | 'pinned' | 'placeholder' | 'synthetic';
+
+export interface ContextItem {
+  message: ChatMessage;
+  kind: ContextItemKind;
+  /** The entry the message came from (for synthetic results: the assistant entry whose call it answers). */
+  entryId?: string;
+  pruned?: boolean;
+}
+
+export interface Candidate {
+  entry: MessageEntry;
+  kind: 'entry' | 'pinned';
+}
+
+function toolMessage(result: ToolResultEntry, kind: Candidate['kind'], pruned: ReadonlySet<string>): ContextItem {
+  if (pruned.has(result.id)) {
+    return { message: { role: 'tool', tool_call_id: result.toolCallId, content: prunePlaceholder(result) }, kind: 'placeholder', entryId: result.id, pruned: true };
+  }
+  return { message: { role: 'tool', tool_call_id: result.toolCallId, content: result.content }, kind, entryId: result.id };
+}
+
+function resultIndex(sequence: readonly Candidate[]): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  sequence.forEach((candidate, i) => {
+    if (candidate.entry.type !== 'toolResult') return;
+    const list = index.get(candidate.entry.toolCallId) ?? [];
+    list.push(i);
+    index.set(candidate.entry.toolCallId, list);
+  });
+  return index;
+}
+
+function assistantItems(
+  entry: AssistantEntry,
+  at: number,
+  kind: Candidate['kind'],
+  sequence: readonly Candidate[],
+  state: { results: Map<string, number[]>; consumed: Set<number>; answered: Set<string>; pruned: ReadonlySet<string> },
+): ContextItem[] {
+  // A call id already used earlier would make its result ambiguous; providers reject duplicates, so drop the repeat.
+  const calls = entry.toolCalls.filter((call, i) => !state.answered.has(call.id) && entry.toolCalls.findIndex((other) => other.id === call.id) === i);
+  const hasText = entry.text.trim() !== '';
+  if (!hasText && calls.length === 0) return [];
+  const toolCalls: ChatToolCall[] = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  const items: ContextItem[] = [
+    { message: { role: 'assistant', content: hasText ? entry.text : null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, kind, entryId: entry.id },
+  ];
+  for (const call of calls) {
+    state.answered.add(call.id);
+    const next = (state.results.get(call.id) ?? []).find((i) => i > at && !state.consumed.has(i));
+    const candidate = next === undefined ? undefined : sequence[next];
+    if (next !== undefined && candidate?.entry.type === 'toolResult') {
+      state.consumed.add(next);
+      items.push(toolMessage(candidate.entry, candidate.kind, state.pruned));
+    } else {
+      items.push({ message: { role: 'tool', tool_call_id: call.id, content: CANCELLED_RESULT }, kind: 'synthetic', entryId: entry.id });
+    }
+  }
+  return items;
+}
+
+/** Orders results after their calls (in call order), drops orphaned results and empty assistants, answers unanswered calls. */
+export function repairToolPairs(sequence: readonly Candidate[], pruned: ReadonlySet<string>): ContextItem[] {
+  const state = { results: resultIndex(sequence), consumed: new Set<number>(), answered: new Set<string>(), pruned };
+  const items: ContextItem[] = [];
+  sequence.forEach((candidate, i) => {
+    if (state.consumed.has(i)) return;
+    const entry = candidate.entry;
+    if (entry.type === 'user') items.push({ message: { role: 'user', content: entry.text }, kind: candidate.kind, entryId: entry.id });
+    else if (entry.type === 'assistant') items.push(...assistantItems(entry, i, candidate.kind, sequence, state));
+    // A toolResult reached here has no call before it in the context: sending it would be rejected, so it is left out.
+  });
+  return items;
+}

@@ -1,0 +1,75 @@
+// Validation of parsed log lines: every entry kind's required fields, so a loaded tree is well-typed.
+import type { SessionEntry, SessionHeader } from './entries';
+
+type Json = Record<string, unknown>;
+type Check = (value: unknown) => boolean;
+
+const isString: Check = (value) => typeof value === 'string';
+const isNumber: Check = (value) => typeof value === 'number' && Number.isFinite(value);
+const isBoolean: Check = (value) => typeof value === 'boolean';
+const isStringArray: Check = (value) => Array.isArray(value) && value.every(isString);
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const optional =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || check(value);
+const isBlobRef: Check = (value) => isObject(value) && isString(value.sha256) && isNumber(value.bytes) && isNumber(value.chars);
+const isToolCall: Check = (value) => isObject(value) && isString(value.id) && isString(value.name) && isString(value.arguments);
+const isUsage: Check = (value) => isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens);
+const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
+const isOneOf =
+  (...values: string[]): Check =>
+  (value) =>
+    typeof value === 'string' && values.includes(value);
+
+const FIELDS: Record<SessionEntry['type'], Record<string, Check>> = {
+  user: { text: isString, synthetic: optional(isBoolean), images: optional(Array.isArray) },
+  assistant: {
+    text: isString,
+    toolCalls: (value) => Array.isArray(value) && value.every(isToolCall),
+    reasoning: optional(isString),
+    model: optional(isString),
+    usage: optional(isUsage),
+    stopReason: optional(isOneOf('stop', 'length', 'toolCalls', 'aborted', 'error', 'contentFilter')),
+    error: optional(isString),
+  },
+  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef) },
+  compaction: {
+    summary: isString,
+    firstKeptEntryId: (value) => value === null || isString(value),
+    turnPrefixSummary: optional(isString),
+    tokensBefore: isNumber,
+    tokensAfter: isNumber,
+    files: isLedger,
+    edited: isBoolean,
+    auto: isBoolean,
+  },
+  prune: { toolResultIds: isStringArray, tokensFreed: isNumber, reason: isOneOf('auto', 'manual') },
+  pin: { targetId: isString, pinned: isBoolean },
+  modelChange: { model: isString, provider: optional(isString) },
+  settingsChange: { changes: isObject },
+  label: { targetId: isString, label: isString },
+  leaf: { targetId: isString, reason: isOneOf('restore', 'switch') },
+};
+
+/** Returns the entry when the value is a well-formed entry of a known kind, else a reason it is not. */
+export function validateEntry(value: unknown): { entry: SessionEntry } | { error: string } {
+  if (!isObject(value)) return { error: 'not a JSON object' };
+  const type = value.type;
+  if (typeof type !== 'string' || !(type in FIELDS)) return { error: `unknown entry type ${JSON.stringify(type)}` };
+  if (!isString(value.id) || value.id === '') return { error: 'missing id' };
+  if (!(value.parentId === null || isString(value.parentId))) return { error: 'parentId must be a string or null' };
+  if (!isString(value.timestamp)) return { error: 'missing timestamp' };
+  for (const [field, check] of Object.entries(FIELDS[type as SessionEntry['type']])) {
+    if (!check(value[field])) return { error: `${type} entry has an invalid "${field}"` };
+  }
+  return { entry: value as unknown as SessionEntry };
+}
+
+/** Returns the header when the value is a session header line (any version), else a reason. */
+export function validateHeader(value: unknown): { header: SessionHeader } | { error: string } {
+  if (!isObject(value) || value.type !== 'session') return { error: 'the first line is not a session header' };
+  if (!isNumber(value.version) || !Number.isInteger(value.version)) return { error: 'the session header has no schema version' };
+  if (!isString(value.id) || !isString(value.timestamp)) return { error: 'the session header lacks id or timestamp' };
+  return { header: value as unknown as SessionHeader };
+}

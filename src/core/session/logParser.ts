@@ -1,0 +1,106 @@
+// Parses a session file's bytes: header + entries, separating the committed prefix from torn and corrupt lines.
+import { SCHEMA_VERSION, type SessionEntry, type SessionHeader } from './entries';
+import { validateEntry, validateHeader } from './entryValidation';
+import { checkVersion, migrateLine, MIGRATIONS, type JsonRecord, type Migration } from './migrations';
+
+/** A line that could not be loaded: kept byte for byte so it can go to quarantine. */
+export interface BadLine {
+  /** 1-based line number in the file. */
+  line: number;
+  /** Byte offset of the line's first byte. */
+  offset: number;
+  raw: Buffer;
+  reason: string;
+}
+
+export interface ParsedLog {
+  /** The header migrated to the current schema. */
+  header: SessionHeader;
+  /** The schema version the file was written with. */
+  fileVersion: number;
+  entries: SessionEntry[];
+  /** Bytes up to the end of the last complete line (what survives a crash). */
+  committedBytes: number;
+  /** The header and every loadable line, raw: the file as it should be after quarantining bad lines. */
+  cleanBytes: Buffer;
+  /** An incomplete last line (no trailing newline): a write that never finished. */
+  torn?: BadLine;
+  /** Complete lines that are not valid entries (bad JSON, wrong shape, duplicate id). */
+  corrupt: BadLine[];
+  warnings: string[];
+}
+
+/** The file cannot be read as a session at all (no header, or a schema version we cannot migrate). */
+export class SessionReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionReadError';
+  }
+}
+
+const NEWLINE = 0x0a;
+
+export function formatLine(value: SessionHeader | SessionEntry): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+function parseJson(raw: Buffer): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(raw.toString('utf8')) as unknown };
+  } catch {
+    return { error: 'not valid JSON' };
+  }
+}
+
+function readHeader(data: Buffer, file: string, migrations: Readonly<Record<number, Migration>>): { header: SessionHeader; version: number; end: number } {
+  const end = data.indexOf(NEWLINE);
+  if (end < 0) throw new SessionReadError(`${file} has no complete session header line`);
+  const parsed = parseJson(data.subarray(0, end));
+  if ('error' in parsed) throw new SessionReadError(`${file} is not a session log: the first line is not JSON`);
+  const checked = validateHeader(parsed.value);
+  if ('error' in checked) throw new SessionReadError(`${file} is not a session log: ${checked.error}`);
+  const version = checked.header.version;
+  checkVersion(version, migrations);
+  const migrated = migrateLine(checked.header as unknown as JsonRecord, version, migrations);
+  return { header: { ...(migrated as unknown as SessionHeader), version: SCHEMA_VERSION }, version, end: end + 1 };
+}
+
+/** Never throws for damaged entry lines; throws SessionReadError only when there is no usable header. */
+export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Record<number, Migration>> = MIGRATIONS): ParsedLog {
+  const { header, version, end: headerEnd } = readHeader(data, file, migrations);
+  const entries: SessionEntry[] = [];
+  const corrupt: BadLine[] = [];
+  const clean: Buffer[] = [data.subarray(0, headerEnd)];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  let offset = headerEnd;
+  let lineNumber = 1;
+  let torn: BadLine | undefined;
+  while (offset < data.length) {
+    lineNumber++;
+    const newline = data.indexOf(NEWLINE, offset);
+    if (newline < 0) {
+      torn = { line: lineNumber, offset, raw: data.subarray(offset), reason: 'incomplete last line (write interrupted)' };
+      warnings.push(`${file}: dropped an incomplete last line (${data.length - offset} bytes) left by an interrupted write`);
+      break;
+    }
+    const raw = data.subarray(offset, newline + 1);
+    const lineStart = offset;
+    offset = newline + 1;
+    if (raw.length === 1 || raw.subarray(0, raw.length - 1).toString('utf8').trim() === '') continue;
+    const parsed = parseJson(raw);
+    const checked = 'error' in parsed ? parsed : validateEntry(migrateLine(parsed.value as JsonRecord, version, migrations));
+    let reason = 'error' in checked ? checked.error : undefined;
+    if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${checked.entry.id}`;
+    if (reason || !('entry' in checked)) {
+      corrupt.push({ line: lineNumber, offset: lineStart, raw, reason: reason ?? 'invalid entry' });
+      warnings.push(`${file}: line ${lineNumber} is corrupt (${reason ?? 'invalid entry'}) and was set aside`);
+      continue;
+    }
+    seen.add(checked.entry.id);
+    entries.push(checked.entry);
+    clean.push(raw);
+  }
+  const committedBytes = torn ? torn.offset : data.length;
+  return { header, fileVersion: version, entries, committedBytes, cleanBytes: Buffer.concat(clean), torn, corrupt, warnings };
+}

@@ -1,0 +1,42 @@
+// The quarantine file beside a log: damaged lines are appended here, byte for byte, instead of being lost.
+import * as nodePath from 'node:path';
+import type { FileIo } from '../storage/fileIo';
+import { errorCode } from '../storage/fileIo';
+import type { BadLine } from './logParser';
+
+export function quarantinePath(logFile: string): string {
+  const dir = nodePath.dirname(logFile);
+  const base = nodePath.basename(logFile).replace(/\.jsonl$/, '');
+  return nodePath.join(dir, `${base}.quarantine.jsonl`);
+}
+
+/** Appends one record per bad line (durably) before the log is cleaned, so a crash in between loses nothing. */
+export async function quarantineLines(io: FileIo, logFile: string, lines: readonly BadLine[], now: Date): Promise<void> {
+  if (lines.length === 0) return;
+  const records = lines.map((bad) => {
+    const text = bad.raw.toString('utf8');
+    const exact = Buffer.from(text, 'utf8').equals(bad.raw);
+    return JSON.stringify({
+      quarantinedAt: now.toISOString(),
+      file: nodePath.basename(logFile),
+      line: bad.line,
+      offset: bad.offset,
+      reason: bad.reason,
+      text,
+      // Bytes that are not valid UTF-8 would not round-trip through `text`.
+      ...(exact ? {} : { base64: bad.raw.toString('base64') }),
+    });
+  });
+  await io.appendDurable(quarantinePath(logFile), `${records.join('\n')}\n`);
+}
+
+/** Number of records in the quarantine file (0 when there is none). */
+export async function countQuarantined(io: FileIo, logFile: string): Promise<number> {
+  try {
+    const text = (await io.readFile(quarantinePath(logFile))).toString('utf8');
+    return text.split('\n').filter((line) => line.trim() !== '').length;
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return 0;
+    throw error;
+  }
+}

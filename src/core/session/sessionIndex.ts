@@ -1,0 +1,130 @@
+// index.json of a storage folder's sessions (title, file, times, thread key), written atomically and rebuilt when corrupt.
+import * as nodePath from 'node:path';
+import { errorCode, type FileIo } from '../storage/fileIo';
+import { validateHeader } from './entryValidation';
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  /** File name relative to the storage folder. */
+  file: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Opaque key the VS Code side uses to map a chat thread to its session. */
+  threadKey?: string;
+}
+
+const INDEX_FILE = 'index.json';
+
+function isRecord(value: unknown): value is SessionRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
+    (record.threadKey === undefined || typeof record.threadKey === 'string')
+  );
+}
+
+function parseIndex(text: string): SessionRecord[] | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const sessions = (value as { sessions?: unknown }).sessions;
+    if (!Array.isArray(sessions) || !sessions.every(isRecord)) return undefined;
+    return sessions;
+  } catch {
+    return undefined;
+  }
+}
+
+export class SessionIndexStore {
+  private records = new Map<string, SessionRecord>();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly dir: string,
+    private readonly io: FileIo,
+  ) {}
+
+  get indexFile(): string {
+    return nodePath.join(this.dir, INDEX_FILE);
+  }
+
+  /** Reads index.json; when it is missing or corrupt, rebuilds it from the session files present and says so. */
+  async load(): Promise<{ sessions: SessionRecord[]; warnings: string[] }> {
+    const warnings: string[] = [];
+    let records: SessionRecord[] | undefined;
+    try {
+      records = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
+      if (!records) warnings.push(`${this.indexFile} is corrupt; rebuilt it from the session files`);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+    if (!records) {
+      records = await this.scan(warnings);
+      this.records = new Map(records.map((record) => [record.id, record]));
+      await this.save();
+    }
+    this.records = new Map(records.map((record) => [record.id, record]));
+    return { sessions: this.list(), warnings };
+  }
+
+  /** Newest-updated first. */
+  list(): SessionRecord[] {
+    return [...this.records.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  get(id: string): SessionRecord | undefined {
+    return this.records.get(id);
+  }
+
+  findByThreadKey(threadKey: string): SessionRecord | undefined {
+    return this.list().find((record) => record.threadKey === threadKey);
+  }
+
+  /** Adds or replaces a record and writes the index atomically. */
+  upsert(record: SessionRecord): Promise<void> {
+    this.records.set(record.id, { ...record });
+    return this.save();
+  }
+
+  remove(id: string): Promise<void> {
+    this.records.delete(id);
+    return this.save();
+  }
+
+  /** Writes are serialized so an older snapshot never overwrites a newer one. */
+  private save(): Promise<void> {
+    const run = this.chain.then(async () => {
+      await this.io.mkdirp(this.dir);
+      await this.io.writeFileAtomic(this.indexFile, `${JSON.stringify({ version: 1, sessions: this.list() }, null, 2)}\n`);
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async scan(warnings: string[]): Promise<SessionRecord[]> {
+    let names: string[];
+    try {
+      names = await this.io.readdir(this.dir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    const records: SessionRecord[] = [];
+    for (const name of names.filter((file) => file.endsWith('.jsonl') && !file.endsWith('.quarantine.jsonl'))) {
+      const path = nodePath.join(this.dir, name);
+      try {
+        const text = (await this.io.readFile(path)).toString('utf8');
+        const checked = validateHeader(JSON.parse(text.slice(0, text.indexOf('\n'))) as unknown);
+        if ('error' in checked) throw new Error(checked.error);
+        const { mtimeMs } = await this.io.stat(path);
+        const header = checked.header;
+        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString() });
+      } catch (error) {
+        warnings.push(`skipped ${name} while rebuilding the index: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return records;
+  }
+}

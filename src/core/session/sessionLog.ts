@@ -1,0 +1,217 @@
+// A file-backed session: crash-safe appends (one write + fsync per entry), recovery on load, one writer at a time.
+import * as nodePath from 'node:path';
+import { BlobStore } from '../storage/blobStore';
+import { errorCode, nodeFileIo, type FileIo } from '../storage/fileIo';
+import { SessionLock, type LockOptions } from '../storage/sessionLock';
+import { SCHEMA_VERSION, type LeafEntry, type SessionEntry, type SessionHeader } from './entries';
+import { validateEntry } from './entryValidation';
+import { formatLine, parseLog, SessionReadError, type ParsedLog } from './logParser';
+import type { Migration } from './migrations';
+import { newEntryId, type NewEntry } from './newEntry';
+import { quarantineLines } from './quarantine';
+import { SessionTree } from './sessionTree';
+
+export interface SessionLogOptions {
+  io?: FileIo;
+  /** Load without locking or repairing; append() rejects. */
+  readOnly?: boolean;
+  /** Default: `blobs/` beside the log file. */
+  blobDir?: string;
+  /** Lock tuning, or false to skip the lock (single-process tools such as the CLI importer writing a new file). */
+  lock?: LockOptions | false;
+  now?: () => Date;
+  migrations?: Readonly<Record<number, Migration>>;
+}
+
+/** What loading found and set aside (read-only opens leave it in the file; writable opens move it to quarantine). */
+export interface LoadDamage {
+  tornBytes: number;
+  corruptLines: number;
+}
+
+export type HeaderFields = Partial<Omit<SessionHeader, 'type' | 'version'>>;
+
+export function lockPath(file: string): string {
+  return `${file.replace(/\.jsonl$/, '')}.lock`;
+}
+
+async function readSessionFile(io: FileIo, file: string): Promise<Buffer> {
+  try {
+    return await io.readFile(file);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') throw new SessionReadError(`session file not found: ${file}`);
+    throw new SessionReadError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export class SessionLog {
+  readonly tree: SessionTree;
+  readonly blobs: BlobStore;
+  private chain: Promise<unknown> = Promise.resolve();
+  private needsRepair = false;
+  private closed = false;
+  private readonly listeners = new Set<(entry: SessionEntry) => void>();
+
+  private constructor(
+    readonly file: string,
+    readonly header: SessionHeader,
+    entries: SessionEntry[],
+    private committedBytes: number,
+    private readonly io: FileIo,
+    private readonly lock: SessionLock | undefined,
+    readonly readOnly: boolean,
+    blobDir: string,
+    private readonly now: () => Date,
+  ) {
+    this.tree = new SessionTree(entries);
+    this.blobs = new BlobStore(blobDir, io);
+  }
+
+  /** Loads a log; damaged lines become warnings (and, when writable, go to quarantine) instead of errors. */
+  static async open(file: string, options: SessionLogOptions = {}): Promise<{ log: SessionLog; warnings: string[]; damage: LoadDamage }> {
+    const io = options.io ?? nodeFileIo;
+    const now = options.now ?? (() => new Date());
+    let parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+    let lock: SessionLock | undefined;
+    if (!options.readOnly && options.lock !== false) {
+      lock = await SessionLock.acquire(lockPath(file), parsed.header.id, io, options.lock ?? {});
+      // Re-read under the lock: the previous holder may have appended since the first read.
+      parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+    }
+    try {
+      const committed = options.readOnly ? parsed.committedBytes : await SessionLog.repair(io, file, parsed, now());
+      const blobDir = options.blobDir ?? nodePath.join(nodePath.dirname(file), 'blobs');
+      const log = new SessionLog(file, parsed.header, parsed.entries, committed, io, lock, options.readOnly ?? false, blobDir, now);
+      const damage = { tornBytes: parsed.torn?.raw.length ?? 0, corruptLines: parsed.corrupt.length };
+      return { log, warnings: parsed.warnings, damage };
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
+  }
+
+  /** Creates a new log with only its header; rejects if the file exists. */
+  static async create(file: string, fields: HeaderFields = {}, options: SessionLogOptions = {}): Promise<SessionLog> {
+    const io = options.io ?? nodeFileIo;
+    const now = options.now ?? (() => new Date());
+    const header: SessionHeader = { type: 'session', version: SCHEMA_VERSION, id: fields.id ?? newEntryId(), timestamp: now().toISOString(), ...fields };
+    await io.mkdirp(nodePath.dirname(file));
+    if (!(await io.createExclusive(file, formatLine(header)))) throw new Error(`session file already exists: ${file}`);
+    const { log } = await SessionLog.open(file, { ...options, readOnly: false });
+    return log;
+  }
+
+  /** Moves damaged lines to quarantine and leaves the file equal to its committed, valid content. */
+  private static async repair(io: FileIo, file: string, parsed: ParsedLog, now: Date): Promise<number> {
+    const bad = parsed.torn ? [...parsed.corrupt, parsed.torn] : parsed.corrupt;
+    await quarantineLines(io, file, bad, now);
+    if (parsed.fileVersion !== SCHEMA_VERSION) {
+      // Keep the old file as it was, then replace the log with its migrated form in one atomic step.
+      await io.writeFileAtomic(`${file}.v${parsed.fileVersion}.bak`, await io.readFile(file));
+      const text = [parsed.header, ...parsed.entries].map(formatLine).join('');
+      await io.writeFileAtomic(file, text);
+      return Buffer.byteLength(text, 'utf8');
+    }
+    if (parsed.corrupt.length > 0) {
+      await io.writeFileAtomic(file, parsed.cleanBytes);
+      return parsed.cleanBytes.length;
+    }
+    if (parsed.torn) await io.truncate(file, parsed.committedBytes);
+    return parsed.committedBytes;
+  }
+
+  get leafId(): string | null {
+    return this.tree.leafId;
+  }
+
+  /** Root→current-leaf entries. */
+  path(): SessionEntry[] {
+    return this.tree.pathTo(this.tree.leafId);
+  }
+
+  /** Called after every committed append (in commit order). Returns an unsubscribe function. */
+  onAppend(listener: (entry: SessionEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Appends a child of the current leaf; resolves after the line is fsynced. Calls are serialized. */
+  append(fields: NewEntry): Promise<SessionEntry> {
+    return this.enqueue(() => {
+      const { id, timestamp, ...rest } = fields;
+      return { ...rest, id: id ?? this.freshId(), timestamp: timestamp ?? this.now().toISOString() } as SessionEntry;
+    });
+  }
+
+  /** Makes `targetId` the current leaf (the next append forks a branch there). */
+  moveLeaf(targetId: string, reason: LeafEntry['reason'] = 'switch'): Promise<SessionEntry> {
+    return this.enqueue(() => {
+      if (!this.tree.isNode(targetId)) throw new Error(`cannot move the leaf to ${targetId}: no such entry`);
+      const entry: LeafEntry = { type: 'leaf', id: this.freshId(), parentId: null, timestamp: this.now().toISOString(), targetId, reason };
+      return entry;
+    });
+  }
+
+  /** Moves the leaf to the compaction's parent: the context before that compaction, both branches kept. */
+  restoreBeforeCompaction(compactionId: string): Promise<SessionEntry> {
+    const compaction = this.tree.get(compactionId);
+    if (compaction?.type !== 'compaction') return Promise.reject(new Error(`${compactionId} is not a compaction entry`));
+    if (compaction.parentId === null) return Promise.reject(new Error(`compaction ${compactionId} has no earlier state`));
+    return this.moveLeaf(compaction.parentId, 'restore');
+  }
+
+  /** Waits for pending appends, then releases the lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.chain.catch(() => undefined);
+    await this.lock?.release();
+  }
+
+  private freshId(): string {
+    let id = newEntryId();
+    while (this.tree.has(id)) id = newEntryId();
+    return id;
+  }
+
+  private enqueue(build: () => SessionEntry): Promise<SessionEntry> {
+    const run = this.chain.then(() => this.write(build));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(build: () => SessionEntry): Promise<SessionEntry> {
+    if (this.readOnly) throw new Error(`session ${this.header.id} is open read-only`);
+    if (this.closed) throw new Error(`session ${this.header.id} is closed`);
+    if (this.needsRepair) await this.repairTail();
+    const entry = { ...build(), parentId: this.tree.leafId };
+    if (entry.type === 'leaf' && this.tree.leafId === null) throw new Error('cannot move the leaf of an empty session');
+    const checked = validateEntry(entry);
+    if ('error' in checked) throw new Error(`invalid entry: ${checked.error}`);
+    if (this.tree.has(entry.id)) throw new Error(`duplicate entry id ${entry.id}`);
+    const line = formatLine(checked.entry);
+    try {
+      await this.io.appendDurable(this.file, line);
+    } catch (error) {
+      // Part of the line may be on disk; the next append first cuts the file back to the committed prefix.
+      this.needsRepair = true;
+      throw error;
+    }
+    this.committedBytes += Buffer.byteLength(line, 'utf8');
+    this.tree.add(checked.entry);
+    for (const listener of this.listeners) listener(checked.entry);
+    return checked.entry;
+  }
+
+  /** After a failed append: quarantine whatever bytes it left and truncate to the committed prefix. */
+  private async repairTail(): Promise<void> {
+    const data = await this.io.readFile(this.file);
+    if (data.length < this.committedBytes) throw new Error(`${this.file} is shorter than its committed content; reopen the session`);
+    if (data.length > this.committedBytes) {
+      const raw = data.subarray(this.committedBytes);
+      await quarantineLines(this.io, this.file, [{ line: 0, offset: this.committedBytes, raw, reason: 'bytes of a failed append' }], this.now());
+      await this.io.truncate(this.file, this.committedBytes);
+    }
+    this.needsRepair = false;
+  }
+}

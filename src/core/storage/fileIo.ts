@@ -1,0 +1,127 @@
+// The file-system port of the session store: durable appends, atomic replaces, exclusive creates (tests wrap it to inject faults).
+import { promises as fs, constants as fsConstants } from 'node:fs';
+import * as nodePath from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+/** Everything the session store does to disk (function properties, so wrappers can copy them unbound). Failures reject with the underlying error, code kept. */
+export interface FileIo {
+  readFile: (path: string) => Promise<Buffer>;
+  /** Appends `text` in ONE write call and fsyncs before resolving; a short write rejects. */
+  appendDurable: (path: string, text: string) => Promise<void>;
+  /** Replaces the file as a whole: write a temp file, fsync it, rename it over the target, fsync the folder. */
+  writeFileAtomic: (path: string, data: string | Buffer) => Promise<void>;
+  /** Creates the file only if it does not exist (O_EXCL); resolves false when it already exists. */
+  createExclusive: (path: string, data: string) => Promise<boolean>;
+  exists: (path: string) => Promise<boolean>;
+  stat: (path: string) => Promise<FileStat>;
+  readdir: (path: string) => Promise<string[]>;
+  mkdirp: (path: string) => Promise<void>;
+  rename: (from: string, to: string) => Promise<void>;
+  unlink: (path: string) => Promise<void>;
+  /** Cuts the file to `length` bytes and fsyncs. */
+  truncate: (path: string, length: number) => Promise<void>;
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = error.code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  // Makes a rename durable; not every platform can open a folder, so this is best effort.
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return;
+  }
+}
+
+export const nodeFileIo: FileIo = {
+  readFile: (path) => fs.readFile(path),
+  async appendDurable(path, text) {
+    const data = Buffer.from(text, 'utf8');
+    const handle = await fs.open(path, 'a');
+    try {
+      const { bytesWritten } = await handle.write(data, 0, data.length);
+      if (bytesWritten !== data.length) {
+        throw Object.assign(new Error(`short write to ${path}: ${bytesWritten} of ${data.length} bytes`), { code: 'ESHORTWRITE' });
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+  async writeFileAtomic(path, data) {
+    const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await fs.rename(temp, path);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+    await fsyncDirectory(nodePath.dirname(path));
+  },
+  async createExclusive(path, data) {
+    let handle;
+    try {
+      handle = await fs.open(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY);
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false;
+      throw error;
+    }
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return true;
+  },
+  async exists(path) {
+    try {
+      await fs.access(path);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  async stat(path) {
+    const stats = await fs.stat(path);
+    return { size: stats.size, mtimeMs: stats.mtimeMs };
+  },
+  readdir: (path) => fs.readdir(path),
+  async mkdirp(path) {
+    await fs.mkdir(path, { recursive: true });
+  },
+  rename: (from, to) => fs.rename(from, to),
+  unlink: (path) => fs.unlink(path),
+  async truncate(path, length) {
+    const handle = await fs.open(path, 'r+');
+    try {
+      await handle.truncate(length);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+};

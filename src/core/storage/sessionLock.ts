@@ -1,0 +1,139 @@
+// Exclusive per-session lock file so two windows never interleave lines in one log; stale locks are taken over.
+import * as os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { errorCode, type FileIo } from './fileIo';
+
+interface LockRecord {
+  pid: number;
+  host: string;
+  /** Epoch ms of the last heartbeat. */
+  time: number;
+  token: string;
+}
+
+export interface LockOptions {
+  /** A lock not refreshed for this long is stale even if its pid looks alive (pid reuse, other host). */
+  staleAfterMs?: number;
+  /** How often the holder refreshes its lock; well under staleAfterMs. */
+  heartbeatMs?: number;
+  now?: () => number;
+  hostname?: string;
+  pid?: number;
+  isPidAlive?: (pid: number) => boolean;
+}
+
+export class SessionLockedError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly holderPid: number,
+  ) {
+    super(`session ${sessionId} is open in another window (pid ${holderPid})`);
+    this.name = 'SessionLockedError';
+  }
+}
+
+export function isPidAliveOnThisHost(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return errorCode(error) === 'EPERM';
+  }
+}
+
+function parseLock(text: string): LockRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const record = value as Record<string, unknown>;
+    if (typeof record.pid !== 'number' || typeof record.host !== 'string' || typeof record.time !== 'number') return undefined;
+    return { pid: record.pid, host: record.host, time: record.time, token: typeof record.token === 'string' ? record.token : '' };
+  } catch {
+    return undefined;
+  }
+}
+
+export class SessionLock {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private released = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly io: FileIo,
+    private readonly record: LockRecord,
+    private readonly now: () => number,
+  ) {}
+
+  /** Takes the lock or rejects with SessionLockedError naming the live holder. */
+  static async acquire(path: string, sessionId: string, io: FileIo, options: LockOptions = {}): Promise<SessionLock> {
+    const now = options.now ?? Date.now;
+    const staleAfterMs = options.staleAfterMs ?? 60_000;
+    const host = options.hostname ?? os.hostname();
+    const isAlive = options.isPidAlive ?? isPidAliveOnThisHost;
+    const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: randomBytes(6).toString('hex') };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await io.createExclusive(path, JSON.stringify(record))) {
+        const lock = new SessionLock(path, io, record, now);
+        lock.startHeartbeat(options.heartbeatMs ?? Math.floor(staleAfterMs / 4));
+        return lock;
+      }
+      const holder = await SessionLock.readHolder(path, io);
+      if (holder) {
+        const deadHere = holder.host === host && !isAlive(holder.pid);
+        const expired = now() - holder.time > staleAfterMs;
+        if (!deadHere && !expired) throw new SessionLockedError(sessionId, holder.pid);
+      }
+      // Stale or unreadable (a crash while writing it): move it aside so only one contender wins the next O_EXCL.
+      const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+      try {
+        await io.rename(path, aside);
+        await io.unlink(aside);
+      } catch (error) {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      }
+    }
+    throw new Error(`could not take the lock ${path}`);
+  }
+
+  private static async readHolder(path: string, io: FileIo): Promise<LockRecord | undefined> {
+    try {
+      return parseLock((await io.readFile(path)).toString('utf8'));
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  private startHeartbeat(intervalMs: number): void {
+    if (intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.refresh().catch(() => undefined);
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Rewrites the heartbeat time, but only while the lock is still ours. */
+  async refresh(): Promise<void> {
+    if (this.released) return;
+    const holder = await SessionLock.readHolder(this.path, this.io);
+    if (!holder || holder.token !== this.record.token) return;
+    this.record.time = this.now();
+    await this.io.writeFileAtomic(this.path, JSON.stringify(this.record));
+  }
+
+  /** Removes the lock file if it is still ours; safe to call twice. */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    if (this.timer) clearInterval(this.timer);
+    const holder = await SessionLock.readHolder(this.path, this.io);
+    if (holder && holder.token === this.record.token) {
+      try {
+        await this.io.unlink(this.path);
+      } catch (error) {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      }
+    }
+  }
+}

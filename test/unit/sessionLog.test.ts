@@ -1,0 +1,170 @@
+// The file-backed log: appends survive reload, torn tails and corrupt lines are recovered without losing bytes.
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionLog } from '../../src/core/session/sessionLog';
+import { quarantinePath } from '../../src/core/session/quarantine';
+import { buildContext } from '../../src/core/context/contextBuilder';
+import { FaultyFileIo, tempDir } from '../support/sessionTempDir';
+
+let dir: string;
+let cleanup: () => void;
+let file: string;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  file = nodePath.join(dir, 's1.jsonl');
+});
+afterEach(() => cleanup());
+
+async function seed(count: number): Promise<string[]> {
+  const log = await SessionLog.create(file, { id: 's1', title: 'test' });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await log.append({ type: 'user', text: `message ${i} ✓` })).id);
+  await log.close();
+  return ids;
+}
+
+describe('SessionLog', () => {
+  it('writes a header and one line per entry, chained to the leaf, readable after reload', async () => {
+    const log = await SessionLog.create(file, { id: 's1', title: 't' });
+    const u = await log.append({ type: 'user', text: 'hi' });
+    const a = await log.append({ type: 'assistant', text: 'hello', toolCalls: [] });
+    expect(a.parentId).toBe(u.id);
+    expect(u.parentId).toBeNull();
+    await log.close();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(4);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ type: 'session', version: 1, id: 's1' });
+    const { log: again, warnings } = await SessionLog.open(file, { readOnly: true });
+    expect(warnings).toEqual([]);
+    expect(again.path().map((entry) => entry.id)).toEqual([u.id, a.id]);
+    expect(again.leafId).toBe(a.id);
+  });
+
+  it('serializes concurrent appends into a chain', async () => {
+    const log = await SessionLog.create(file);
+    const entries = await Promise.all(Array.from({ length: 20 }, (_, i) => log.append({ type: 'user', text: `m${i}` })));
+    await log.close();
+    entries.forEach((entry, i) => expect(entry.parentId).toBe(i === 0 ? null : entries[i - 1]?.id));
+    const { log: again } = await SessionLog.open(file, { readOnly: true });
+    expect(again.path()).toEqual(entries);
+  });
+
+  it('restores the state before a compaction and keeps both branches', async () => {
+    const log = await SessionLog.create(file);
+    await log.append({ type: 'user', text: 'u1' });
+    const a1 = await log.append({ type: 'assistant', text: 'a1', toolCalls: [] });
+    const before = buildContext(log.path());
+    const compaction = await log.append({
+      type: 'compaction', summary: 's', firstKeptEntryId: null, tokensBefore: 9, tokensAfter: 1, files: { read: [], modified: [] }, edited: false, auto: false,
+    });
+    const after = await log.append({ type: 'user', text: 'u2' });
+    await log.restoreBeforeCompaction(compaction.id);
+    expect(log.leafId).toBe(a1.id);
+    expect(buildContext(log.path())).toEqual(before);
+    const fork = await log.append({ type: 'user', text: 'u2 again' });
+    expect(fork.parentId).toBe(a1.id);
+    expect(log.tree.leaves().map((entry) => entry.id)).toEqual([fork.id, after.id]);
+    await log.moveLeaf(after.id);
+    await log.close();
+    const { log: again } = await SessionLog.open(file, { readOnly: true });
+    expect(again.leafId).toBe(after.id);
+    expect(again.tree.compactionsOnPath(again.leafId).map((entry) => entry.id)).toEqual([compaction.id]);
+  });
+
+  it('rejects appends when read-only, and moving the leaf to an unknown id', async () => {
+    await seed(1);
+    const { log } = await SessionLog.open(file, { readOnly: true });
+    await expect(log.append({ type: 'user', text: 'x' })).rejects.toThrow(/read-only/);
+    const { log: writable } = await SessionLog.open(file);
+    await expect(writable.moveLeaf('nope')).rejects.toThrow(/no such entry/);
+    await writable.close();
+  });
+
+  it('gives a clear error for a missing file, a non-session file and a future schema version', async () => {
+    await expect(SessionLog.open(nodePath.join(dir, 'missing.jsonl'))).rejects.toThrow(/session file not found/);
+    writeFileSync(file, 'hello\n');
+    await expect(SessionLog.open(file)).rejects.toThrow(/not a session log/);
+    writeFileSync(file, '{"type":"session","version":99,"id":"x","timestamp":"t"}\n');
+    await expect(SessionLog.open(file)).rejects.toThrow(/version 99 is newer/);
+  });
+
+  it('recovers the committed prefix when the last entry is cut at any byte offset', async () => {
+    const ids = await seed(4);
+    const full = readFileSync(file);
+    const lastTwoStart = full.lastIndexOf('\n', full.lastIndexOf('\n', full.length - 2) - 1) + 1;
+    for (let cut = lastTwoStart; cut <= full.length; cut++) {
+      writeFileSync(file, full.subarray(0, cut));
+      const committedLines = full.subarray(0, cut).toString('utf8').split('\n').length - 2;
+      const { log: readOnly } = await SessionLog.open(file, { readOnly: true });
+      expect(readOnly.path().map((entry) => entry.id)).toEqual(ids.slice(0, committedLines));
+      const { log, warnings } = await SessionLog.open(file);
+      expect(warnings.length).toBe(cut === full.length || full[cut - 1] === 0x0a ? 0 : 1);
+      const next = await log.append({ type: 'user', text: 'after recovery' });
+      await log.close();
+      const { log: reloaded, warnings: clean } = await SessionLog.open(file, { readOnly: true });
+      expect(clean).toEqual([]);
+      expect(reloaded.path().map((entry) => entry.id)).toEqual([...ids.slice(0, committedLines), next.id]);
+    }
+    // Every torn tail went to quarantine, none was glued to the next line.
+    const quarantined = readFileSync(quarantinePath(file), 'utf8').trim().split('\n');
+    expect(quarantined.length).toBeGreaterThan(0);
+  });
+
+  it('moves a corrupt middle line to quarantine byte for byte and keeps loading', async () => {
+    const ids = await seed(3);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const garbage = '{"type":"user","id":"broken", oops \u00e9';
+    lines.splice(2, 0, garbage);
+    writeFileSync(file, lines.join('\n'));
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toEqual([expect.stringContaining('line 3 is corrupt')]);
+    expect(log.tree.entries.map((entry) => entry.id)).toEqual(ids);
+    await log.close();
+    const record = JSON.parse(readFileSync(quarantinePath(file), 'utf8').trim()) as { text: string; line: number };
+    expect(record.text).toBe(`${garbage}\n`);
+    expect(record.line).toBe(3);
+    const { warnings: after } = await SessionLog.open(file, { readOnly: true });
+    expect(after).toEqual([]);
+  });
+
+  it('after a failed append, cuts the partial line off before the next append', async () => {
+    const io = new FaultyFileIo();
+    const log = await SessionLog.create(file, {}, { io });
+    const first = await log.append({ type: 'user', text: 'ok' });
+    io.failNextAppend = { partial: 10 };
+    await expect(log.append({ type: 'user', text: 'lost' })).rejects.toThrow(/ENOSPC/);
+    expect(log.leafId).toBe(first.id);
+    const second = await log.append({ type: 'user', text: 'next' });
+    await log.close();
+    const { log: again, warnings } = await SessionLog.open(file, { readOnly: true });
+    expect(warnings).toEqual([]);
+    expect(again.path().map((entry) => entry.id)).toEqual([first.id, second.id]);
+    expect(readFileSync(quarantinePath(file), 'utf8')).toContain('bytes of a failed append');
+  });
+
+  it('a torn line left with no newline is not committed even when it parses', async () => {
+    const ids = await seed(2);
+    truncateSync(file, readFileSync(file).length - 1);
+    const { log, warnings } = await SessionLog.open(file, { readOnly: true });
+    expect(warnings).toHaveLength(1);
+    expect(log.path().map((entry) => entry.id)).toEqual(ids.slice(0, 1));
+    expect(existsSync(quarantinePath(file))).toBe(false);
+  });
+
+  it('migrates an older schema with one step per version, keeping a backup of the original', async () => {
+    const v0 = '{"type":"session","version":0,"id":"old","timestamp":"t"}\n{"type":"user","id":"u","parentId":null,"timestamp":"t","body":"legacy"}\n';
+    writeFileSync(file, v0);
+    const migrations = { 0: (line: Record<string, unknown>) => (line.type === 'user' ? { ...line, text: line.body } : line) };
+    await expect(SessionLog.open(file)).rejects.toThrow(/no migration from session schema version 0 to 1/);
+    const { log } = await SessionLog.open(file, { migrations });
+    expect(log.header.version).toBe(1);
+    expect(log.path()).toMatchObject([{ id: 'u', text: 'legacy' }]);
+    await log.append({ type: 'user', text: 'new' });
+    await log.close();
+    expect(readFileSync(`${file}.v0.bak`, 'utf8')).toBe(v0);
+    const { log: again, warnings } = await SessionLog.open(file, { readOnly: true });
+    expect(warnings).toEqual([]);
+    expect(again.path().map((entry) => entry.type === 'user' && entry.text)).toEqual(['legacy', 'new']);
+  });
+});
