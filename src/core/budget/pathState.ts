@@ -1,0 +1,22 @@
+// What a session path means for the model: the messages in context since the latest compaction, pruned and pinned ids.
+import { splitAtLatestCompaction } from '../context/contextBuilder';
+import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+
+export { prunedToolResultIds as prunedIds, pinnedEntryIds as pinnedIds } from '../context/contextMarkers';
+
+export interface ContextSpan {
+  /** The latest compaction on the path, or null. */
+  compaction: CompactionEntry | null;
+  /** Message entries the model sees verbatim, in order: the previous compaction's kept part, then everything after it. */
+  messages: MessageEntry[];
+}
+
+/**
+ * Entries before the latest compaction's kept part are represented by its summary only; they are
+ * never candidates again (no planner may cross the previous compaction).
+ */
+export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
+  const { compaction, kept } = splitAtLatestCompaction(path);
+  return { compaction, messages: kept.filter(isMessageEntry) };
+}

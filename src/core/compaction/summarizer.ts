@@ -1,0 +1,110 @@
+// Writes a compaction summary with an injected model call: chunked input, validation, one corrective retry, appendix.
+import type { ChatMessage } from '../context/chatMessage';
+import { pinnedIds } from '../budget/pathState';
+import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+import type { TokenCounter } from '../tokens/tokenCounter';
+import type { CutPlan } from './cutPlan';
+import { extendFileLedger } from './fileLedger';
+import { chunkBlocks, entryBlock } from './summaryInput';
+import { correctionMessage, stripAppendix, summaryAppendix, summaryMessages, turnPrefixMessages } from './summaryPrompt';
+import { validateModelSummary, validateSummary } from './summaryValidation';
+
+export type Complete = (messages: ChatMessage[], options: { maxTokens: number; signal?: AbortSignal }) => Promise<string>;
+
+export interface SummarizeInput {
+  path: readonly SessionEntry[];
+  plan: Pick<CutPlan, 'summarizeEntryIds' | 'turnPrefixEntryIds' | 'firstKeptEntryId'>;
+  previous: CompactionEntry | null;
+  instructions?: string;
+  complete: Complete;
+  signal?: AbortSignal;
+  counter: TokenCounter;
+  /** Context window of the summarizing model. */
+  summaryWindow: number;
+  /** Most tokens the summary may take (default: 80 % of the 16k reserve, at most a quarter of the window). */
+  maxSummaryTokens?: number;
+}
+
+export interface SummarizeResult {
+  summary: string;
+  turnPrefixSummary?: string;
+  files: FileLedger;
+  problems: string[];
+  /** The summary failed validation twice: a person must review it before it is applied. */
+  needsReview: boolean;
+}
+
+/** Headroom for the prompt's own text and the chat framing. */
+const PROMPT_MARGIN = 1024;
+
+function entriesById(path: readonly SessionEntry[], ids: readonly string[]): MessageEntry[] {
+  const wanted = new Set(ids);
+  return path.filter((entry): entry is MessageEntry => isMessageEntry(entry) && wanted.has(entry.id));
+}
+
+/** One model call, validated; on problems one corrective retry carrying the problems back. */
+async function completeValidated(
+  messages: ChatMessage[],
+  input: SummarizeInput,
+  maxTokens: number,
+): Promise<{ text: string; problems: string[] }> {
+  const limits = { maxTokens, countTokens: (text: string) => input.counter.countText(text) };
+  const first = (await input.complete(messages, { maxTokens, signal: input.signal })).trim();
+  const firstProblems = validateModelSummary(first, limits);
+  if (firstProblems.length === 0) return { text: first, problems: [] };
+  const retry = [...messages, { role: 'assistant' as const, content: first }, correctionMessage(firstProblems)];
+  const second = (await input.complete(retry, { maxTokens, signal: input.signal })).trim();
+  return { text: second, problems: validateModelSummary(second, limits) };
+}
+
+function lastUserRequest(entries: readonly MessageEntry[]): string | null {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index];
+    if (entry?.type === 'user' && !entry.synthetic) return entry.text;
+  }
+  return null;
+}
+
+/** Pinned messages that leave the context with this compaction, verbatim. */
+function pinnedTexts(path: readonly SessionEntry[], replaced: readonly MessageEntry[]): string[] {
+  const pinned = pinnedIds(path);
+  return replaced.filter((entry) => pinned.has(entry.id)).map(entryBlock);
+}
+
+/**
+ * Summarizes the previous summary plus the replaced entries. When that input exceeds the
+ * summarizing model's window it is summarized in chunks, each with the running summary. The turn
+ * prefix of a split turn gets its own short summary. The appendix (files, last request, pins) is
+ * added by code. Two failed validations return needsReview instead of a silently bad summary.
+ */
+export async function summarize(input: SummarizeInput): Promise<SummarizeResult> {
+  const maxTokens = input.maxSummaryTokens ?? Math.min(13_107, Math.floor(input.summaryWindow / 4));
+  const replaced = entriesById(input.path, input.plan.summarizeEntryIds);
+  const prefix = entriesById(input.path, input.plan.turnPrefixEntryIds);
+  const count = (text: string) => input.counter.countText(text);
+  const previousSummary = input.previous ? stripAppendix(input.previous.summary) : null;
+  const promptTokens = count(summaryMessages({ transcript: '', instructions: input.instructions }).map((m) => m.content).join('\n'));
+  const chunkBudget = Math.max(1024, input.summaryWindow - 2 * maxTokens - promptTokens - PROMPT_MARGIN);
+  const chunks = chunkBlocks(replaced.map(entryBlock), chunkBudget, count);
+  let running = previousSummary;
+  let problems: string[] = [];
+  for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {
+    input.signal?.throwIfAborted();
+    const chunk = { index: index + 1, count: chunks.length };
+    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk }), input, maxTokens);
+    running = result.text;
+    problems = result.problems;
+  }
+  let turnPrefixSummary: string | undefined;
+  if (prefix.length > 0) {
+    const prefixTranscript = chunkBlocks(prefix.map(entryBlock), chunkBudget, count).join('\n\n');
+    turnPrefixSummary = (await input.complete(turnPrefixMessages(prefixTranscript), { maxTokens: Math.floor(maxTokens / 2), signal: input.signal })).trim();
+    if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
+  }
+  const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
+  const appendix = summaryAppendix({ files, lastUserRequest: lastUserRequest([...replaced, ...prefix]), pinned: pinnedTexts(input.path, [...replaced, ...prefix]) });
+  const summary = `${running ?? ''}\n\n${appendix}`;
+  const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count })])];
+  return { summary, turnPrefixSummary, files, problems: finalProblems, needsReview: finalProblems.length > 0 };
+}

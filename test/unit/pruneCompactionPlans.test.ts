@@ -1,0 +1,191 @@
+// Prune and cut plans: worked examples and fast-check properties on random sessions and budgets.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { planPrune } from '../../src/core/budget/prunePlan';
+import { contextSpan, prunedIds } from '../../src/core/budget/pathState';
+import { planCompaction } from '../../src/core/compaction/cutPlan';
+import { hasNewContentSinceCompaction, shrinkProblem } from '../../src/core/compaction/compactionGuards';
+import type { SessionEntry } from '../../src/core/session/entries';
+import type { EntryCounts } from '../../src/core/tokens/entryTokens';
+import { PathBuilder } from '../support/sessionPathBuilder';
+import { buildSession, sessionSpec } from '../support/budgetSessions';
+import { expectValidCut } from '../support/budgetInvariants';
+
+const pruning = { enabled: true, protectTokens: 40_000, minimumTokens: 20_000, protectTurns: 2, protectedTools: ['skill'] };
+
+function counts(sizes: Record<string, number>): EntryCounts {
+  const full = new Map(Object.entries(sizes));
+  const pruned = new Map(Object.keys(sizes).filter((id) => id.startsWith('t')).map((id) => [id, 25]));
+  return { full, pruned };
+}
+
+describe('planPrune', () => {
+  function session(): { path: SessionEntry[]; sizes: Record<string, number> } {
+    const b = new PathBuilder();
+    const sizes: Record<string, number> = {};
+    for (let turn = 0; turn < 6; turn++) {
+      b.user(`u${turn}`);
+      b.assistant(`a${turn}`, [`c${turn}`]);
+      b.tool(`t${turn}`, `c${turn}`);
+      sizes[`u${turn}`] = 100;
+      sizes[`a${turn}`] = 100;
+      sizes[`t${turn}`] = 15_000;
+    }
+    return { path: b.path(), sizes };
+  }
+
+  it('protects the last two turns and the newest 40k of older output, then prunes the rest', () => {
+    const { path, sizes } = session();
+    const plan = planPrune(path, counts(sizes), pruning);
+    // t5, t4 are in the protected turns; t3, t2 fill 30k; t1 crosses 40k and is pruned with t0.
+    expect(plan.entryIds).toEqual(['t0', 't1']);
+    expect(plan.tokensFreed).toBe(2 * (15_000 - 25));
+  });
+
+  it('prunes nothing below the minimum, when disabled, or for protected tools', () => {
+    const { path, sizes } = session();
+    expect(planPrune(path, counts(sizes), { ...pruning, minimumTokens: 40_000 }).entryIds).toEqual([]);
+    expect(planPrune(path, counts(sizes), { ...pruning, enabled: false }).entryIds).toEqual([]);
+    for (const entry of path) if (entry.type === 'toolResult') entry.toolName = 'skill';
+    expect(planPrune(path, counts(sizes), pruning).entryIds).toEqual([]);
+  });
+
+  it('stops at an already-pruned result and at the latest compaction', () => {
+    const { path, sizes } = session();
+    const b = new PathBuilder();
+    b.entries.push(...path);
+    b.leaf = path.at(-1)!.id;
+    b.prune('p', ['t1']);
+    expect(planPrune(b.path(), counts(sizes), { ...pruning, minimumTokens: 0 }).entryIds).toEqual([]);
+    const withCompaction = [...path.slice(0, 6), { ...path[0]!, id: 'c', type: 'compaction' as const, summary: 's', firstKeptEntryId: 'u1', tokensBefore: 1, tokensAfter: 1, files: { read: [], modified: [] }, edited: false, auto: true }, ...path.slice(6)];
+    const plan = planPrune(withCompaction, counts(sizes), { ...pruning, minimumTokens: 0 });
+    expect(plan.entryIds).toEqual(['t1']);
+  });
+
+  it('property: never touches the protected turns, the protected window or protected tools', () => {
+    fc.assert(
+      fc.property(sessionSpec, fc.integer({ min: 0, max: 80_000 }), fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 4 }), (spec, protectTokens, minimumTokens, protectTurns) => {
+        const { path, counts: entryCounts } = buildSession(spec);
+        const settings = { ...pruning, protectTokens, minimumTokens, protectTurns };
+        const plan = planPrune(path, entryCounts, settings);
+        if (plan.entryIds.length === 0) return;
+        expect(plan.tokensFreed).toBeGreaterThanOrEqual(minimumTokens);
+        const { messages } = contextSpan(path);
+        const already = prunedIds(path);
+        const chosen = new Set(plan.entryIds);
+        let turns = 0;
+        let newerOutput = 0;
+        for (let index = messages.length - 1; index >= 0; index--) {
+          const entry = messages[index]!;
+          if (entry.type === 'user') turns++;
+          if (entry.type !== 'toolResult') continue;
+          if (chosen.has(entry.id)) {
+            expect(turns).toBeGreaterThanOrEqual(protectTurns);
+            expect(entry.toolName).not.toBe('skill');
+            expect(already.has(entry.id)).toBe(false);
+            expect(newerOutput + entryCounts.full.get(entry.id)!).toBeGreaterThan(protectTokens);
+          }
+          if (turns >= protectTurns && entry.toolName !== 'skill') newerOutput += entryCounts.full.get(entry.id)!;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('planCompaction', () => {
+  it('cuts at a turn boundary keeping at least keepRecentTokens', () => {
+    const b = new PathBuilder();
+    const sizes: Record<string, number> = {};
+    for (let turn = 0; turn < 4; turn++) {
+      b.user(`u${turn}`);
+      b.assistant(`a${turn}`, [`c${turn}`]);
+      b.tool(`t${turn}`, `c${turn}`);
+      Object.assign(sizes, { [`u${turn}`]: 1000, [`a${turn}`]: 1000, [`t${turn}`]: 8000 });
+    }
+    const options = { keepRecentTokens: 15_000, usable: 100_000 };
+    const plan = planCompaction(b.path(), counts(sizes), options)!;
+    expect(plan.firstKeptEntryId).toBe('u2');
+    expect(plan.summarizeEntryIds).toEqual(['u0', 'a0', 't0', 'u1', 'a1', 't1']);
+    expect(plan.turnPrefixEntryIds).toEqual([]);
+    expect(plan.tokensKept).toBe(20_000);
+    expect(plan.tokensToSummarize).toBe(20_000);
+    expectValidCut(b.path(), plan, options);
+  });
+
+  it('splits a turn larger than keepRecentTokens at an assistant message, never between a call and its result', () => {
+    const b = new PathBuilder();
+    b.user('u0');
+    b.assistant('a0');
+    b.user('u1');
+    for (let step = 0; step < 5; step++) {
+      b.assistant(`a1_${step}`, [`c${step}`]);
+      b.tool(`t1_${step}`, `c${step}`);
+    }
+    const sizes = Object.fromEntries(b.entries.map((entry) => [entry.id, entry.type === 'toolResult' ? 6000 : 500]));
+    const options = { keepRecentTokens: 12_000, usable: 100_000 };
+    const plan = planCompaction(b.path(), counts(sizes), options)!;
+    expect(plan.firstKeptEntryId).toBe('a1_3');
+    expect(plan.summarizeEntryIds).toEqual(['u0', 'a0']);
+    expect(plan.turnPrefixEntryIds).toEqual(['u1', 'a1_0', 't1_0', 'a1_1', 't1_1', 'a1_2', 't1_2']);
+    expectValidCut(b.path(), plan, options);
+  });
+
+  it('never crosses the previous compaction and returns null when nothing can be cut', () => {
+    const b = new PathBuilder();
+    b.user('u0');
+    b.assistant('a0');
+    b.user('u1');
+    b.assistant('a1');
+    b.compaction('c1', 'u1');
+    b.user('u2');
+    b.assistant('a2');
+    const sizes = { u0: 9000, a0: 9000, u1: 9000, a1: 9000, u2: 9000, a2: 9000 };
+    const plan = planCompaction(b.path(), counts(sizes), { keepRecentTokens: 10_000, usable: 100_000 })!;
+    expect(plan.summarizeEntryIds).toEqual(['u1', 'a1']);
+    expect(plan.firstKeptEntryId).toBe('u2');
+    const single = new PathBuilder();
+    single.user('u0');
+    expect(planCompaction(single.path(), counts({ u0: 50_000 }), { keepRecentTokens: 10, usable: 1000 })).toBeNull();
+  });
+
+  it('shrinks what is kept when it would not leave room after compaction', () => {
+    const b = new PathBuilder();
+    for (let turn = 0; turn < 3; turn++) {
+      b.user(`u${turn}`);
+      b.assistant(`a${turn}`);
+    }
+    const sizes = { u0: 1000, a0: 1000, u1: 6000, a1: 6000, u2: 3000, a2: 3000 };
+    const options = { keepRecentTokens: 20_000, usable: 16_000 };
+    const plan = planCompaction(b.path(), counts(sizes), options)!;
+    expect(plan.tokensKept).toBeLessThanOrEqual(8000);
+    expect(plan.firstKeptEntryId).toBe('u2');
+    expectValidCut(b.path(), plan, options);
+  });
+
+  it('property: the cut never orphans a tool pair and what is kept fits after compaction', () => {
+    fc.assert(
+      fc.property(sessionSpec, fc.integer({ min: 1000, max: 60_000 }), fc.integer({ min: 8000, max: 250_000 }), (spec, keepRecentTokens, usable) => {
+        const { path, counts: entryCounts } = buildSession(spec);
+        const options = { keepRecentTokens, usable };
+        const plan = planCompaction(path, entryCounts, options);
+        if (plan) expectValidCut(path, plan, options);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('compaction guards', () => {
+  it('refuses a second automatic compaction without new content, and flags compactions that do not shrink', () => {
+    const b = new PathBuilder();
+    b.user('u0');
+    expect(hasNewContentSinceCompaction(b.path())).toBe(true);
+    b.compaction('c', null);
+    expect(hasNewContentSinceCompaction(b.path())).toBe(false);
+    b.user('u1');
+    expect(hasNewContentSinceCompaction(b.path())).toBe(true);
+    expect(shrinkProblem(100_000, 30_000)).toBeNull();
+    expect(shrinkProblem(100_000, 95_000)).toMatch(/did not shrink/);
+  });
+});
