@@ -1,0 +1,34 @@
+// What the agent loop reports while it runs: one discriminated union the UI, CLI and tests consume.
+import type { Budget } from '../budget/budget';
+import type { ModelError } from '../llm/modelStream';
+import type { AssistantEntry, CompactionEntry, PruneEntry, ToolCall, ToolResultEntry, Usage, UserEntry } from '../session/entries';
+import type { ToolFiles } from '../tools/toolTypes';
+import type { CompactionProposal } from './compactionRunner';
+
+export type CompactionReason = 'threshold' | 'overflow';
+
+export type DoneReason = 'finished' | 'aborted' | 'error' | 'maxSteps';
+
+export type AgentEvent =
+  | { type: 'turnStart'; userEntry?: UserEntry }
+  | { type: 'textDelta'; text: string }
+  | { type: 'reasoningDelta'; text: string }
+  /** An assistant entry was appended (also for aborted or failed partial replies). */
+  | { type: 'message'; entry: AssistantEntry }
+  | { type: 'toolStart'; call: ToolCall }
+  | { type: 'toolEnd'; call: ToolCall; entry: ToolResultEntry; files?: ToolFiles }
+  /** After each model step: what the endpoint reported and the budget of the next call. */
+  | { type: 'usage'; usage?: Usage; budget: Budget }
+  | { type: 'prune'; entry: PruneEntry; tokensFreed: number }
+  | { type: 'compactionStart'; reason: CompactionReason }
+  | { type: 'compaction'; entry: CompactionEntry; tokensBefore: number; tokensAfter: number }
+  /** A person must look at this proposal; the loop waits for the injected review callback. */
+  | { type: 'compactionReview'; proposal: CompactionProposal }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  | { type: 'error'; error?: ModelError; message: string }
+  | { type: 'done'; reason: DoneReason; steps: number };
+
+/** The reviewer's answer to a compaction proposal. */
+export type ReviewDecision = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel' };
+
+export type ReviewCompaction = (proposal: CompactionProposal) => Promise<ReviewDecision>;

@@ -1,0 +1,185 @@
+// The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
+import { buildContext } from '../context/contextBuilder';
+import type { DoneEvent, ModelStream } from '../llm/modelStream';
+import type { AssistantEntry, UserEntry } from '../session/entries';
+import type { Settings } from '../settings/settings';
+import type { Calibration } from '../tokens/calibration';
+import type { CountCache } from '../tokens/countCache';
+import type { TokenCounter } from '../tokens/tokenCounter';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import type { ToolLimits } from '../tools/toolTypes';
+import { DEFAULT_TOOL_LIMITS } from '../tools/toolTypes';
+import type { WorkspaceAccess } from '../tools/workspaceAccess';
+import type { AgentEvent, DoneReason, ReviewCompaction } from './agentEvents';
+import type { AgentLog } from './agentLog';
+import type { SummarizeFn } from './compactionRunner';
+import type { GateState } from './contextGate';
+import { autoCompact, prepareContext } from './contextGate';
+import type { CountingDeps } from './contextMeasure';
+import { measureContext } from './contextMeasure';
+import type { StepOutcome } from './modelStep';
+import { modelStep } from './modelStep';
+import { buildSystemPrompt } from './systemPrompt';
+import type { ToolRunDeps } from './toolStep';
+import { appendCancelledResults, runToolCalls } from './toolStep';
+
+export const DEFAULT_MAX_STEPS = 50;
+
+export interface AgentOptions {
+  log: AgentLog;
+  model: ModelStream;
+  modelId: string;
+  registry: ToolRegistry;
+  workspace: WorkspaceAccess;
+  settings: Settings;
+  contextWindow: number;
+  counter: TokenCounter;
+  cache: CountCache;
+  calibration?: Calibration;
+  summarize: SummarizeFn;
+  /** Asked when a compaction needs a person (review mode "always", or a summary that failed validation). */
+  review?: ReviewCompaction;
+  signal: AbortSignal;
+  /** Appended as the user's message first; omit to continue from the current leaf. */
+  userText?: string;
+  systemPrompt?: string;
+  systemRole?: 'system' | 'developer';
+  maxSteps?: number;
+}
+
+function toolLimits(settings: Settings): ToolLimits {
+  // Pages of read_stored_output stay below the inline cap so reading back is never capped again.
+  return {
+    ...DEFAULT_TOOL_LIMITS,
+    commandTimeoutMs: settings.tools.commandTimeoutSeconds * 1000,
+    pageChars: Math.floor(settings.tools.outputMaxChars * 0.8),
+    pageLines: Math.floor(settings.tools.outputMaxLines * 0.8),
+  };
+}
+
+function countingDeps(options: AgentOptions): CountingDeps {
+  const tools = options.registry.definitions();
+  const systemPrompt =
+    options.systemPrompt ?? buildSystemPrompt({ toolNames: options.registry.names(), workspaceRoots: options.workspace.roots() });
+  return { ...options, tools, systemPrompt, systemRole: options.systemRole ?? 'system' };
+}
+
+/** Appends what an aborted or failed call streamed (text only, plus complete tool calls that get cancelled results). */
+async function appendPartial(options: AgentOptions, outcome: StepOutcome): Promise<AssistantEntry | undefined> {
+  const partial =
+    outcome.kind === 'aborted'
+      ? { text: outcome.text, toolCalls: outcome.toolCalls, reasoning: outcome.reasoning, stopReason: 'aborted' as const }
+      : outcome.kind === 'error'
+        ? { text: outcome.error.partial.text, toolCalls: [], reasoning: '', stopReason: 'error' as const, error: outcome.error.error.message }
+        : undefined;
+  if (!partial || (partial.text === '' && partial.toolCalls.length === 0)) return undefined;
+  const { reasoning, ...fields } = partial;
+  const entry = (await options.log.append({ type: 'assistant', ...fields, ...(reasoning ? { reasoning } : {}), model: options.modelId })) as AssistantEntry;
+  await appendCancelledResults(options.log, partial.toolCalls, options.settings.tools);
+  return entry;
+}
+
+interface LoopState {
+  gate: GateState;
+  deps: CountingDeps;
+  steps: number;
+  overflowRecoveries: number;
+}
+
+/** A call that did not complete: record what streamed, then retry once after compacting on overflow, or stop. */
+async function* handleFailedStep(
+  options: AgentOptions,
+  state: LoopState,
+  outcome: StepOutcome,
+  sentTokens: number,
+): AsyncGenerator<AgentEvent, DoneReason | 'retry'> {
+  const partial = await appendPartial(options, outcome);
+  if (partial) yield { type: 'message', entry: partial };
+  if (outcome.kind !== 'error') return 'aborted';
+  const error = outcome.error.error;
+  if (error.kind === 'overflow' && state.overflowRecoveries === 0 && !partial) {
+    state.overflowRecoveries++;
+    // The endpoint's own figure wins from now on; without one, what we just sent is an upper bound of the real window.
+    if (error.contextWindow !== undefined && error.contextWindow < state.deps.contextWindow) state.deps.contextWindow = error.contextWindow;
+    if (yield* autoCompact(state.gate, 'overflow', Math.min(state.deps.contextWindow, sentTokens))) return 'retry';
+  }
+  const message =
+    error.kind === 'overflow'
+      ? `The conversation is too long for the model's context window even after compacting (${error.message}). Try /compact with instructions to keep less, or a model with a larger window.`
+      : error.message;
+  yield { type: 'error', error, message };
+  return 'error';
+}
+
+/** Appends the completed reply and reports usage; returns the reply's entry. */
+async function* recordReply(options: AgentOptions, state: LoopState, done: DoneEvent, countedPrompt: number): AsyncGenerator<AgentEvent, AssistantEntry> {
+  if (done.usage) options.calibration?.observe(done.usage.promptTokens, countedPrompt);
+  const entry = (await options.log.append({
+    type: 'assistant',
+    text: done.text,
+    toolCalls: done.toolCalls,
+    ...(done.reasoning ? { reasoning: done.reasoning } : {}),
+    model: options.modelId,
+    ...(done.usage ? { usage: done.usage } : {}),
+    stopReason: done.stopReason,
+  })) as AssistantEntry;
+  state.steps++;
+  state.overflowRecoveries = 0;
+  yield { type: 'message', entry };
+  yield { type: 'usage', ...(done.usage ? { usage: done.usage } : {}), budget: measureContext(options.log.path(), state.deps).budget };
+  return entry;
+}
+
+function toolRunDeps(options: AgentOptions, done: DoneEvent): ToolRunDeps {
+  return {
+    log: options.log,
+    registry: options.registry,
+    workspace: options.workspace,
+    limits: toolLimits(options.settings),
+    settings: options.settings.tools,
+    signal: options.signal,
+    invalidArguments: new Set(done.invalidArguments),
+  };
+}
+
+/** One model call and its tool calls; returns a reason to stop, or 'next' to call the model again. */
+async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<AgentEvent, DoneReason | 'next'> {
+  yield* prepareContext(state.gate);
+  if (options.signal.aborted) return 'aborted';
+  const measured = measureContext(options.log.path(), state.deps);
+  const messages = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
+  const maxOutputTokens = Math.min(options.settings.context.maxOutputTokens, measured.budget.outputReserve);
+  const outcome = yield* modelStep(options.model, { messages, tools: [...state.deps.tools], maxOutputTokens }, options.signal);
+  if (outcome.kind !== 'done') {
+    const result = yield* handleFailedStep(options, state, outcome, measured.budget.used);
+    return result === 'retry' ? 'next' : result;
+  }
+  yield* recordReply(options, state, outcome.done, measured.countedPrompt);
+  if (outcome.done.toolCalls.length === 0) return 'finished';
+  const cancelled = yield* runToolCalls(outcome.done.toolCalls, toolRunDeps(options, outcome.done));
+  return cancelled ? 'aborted' : 'next';
+}
+
+/**
+ * Runs one user request to the end. Events describe everything appended; the generator never throws for
+ * model or tool failures (they become error events), and on cancel the log is left with no dangling calls.
+ */
+export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEvent, DoneReason> {
+  const deps = countingDeps(options);
+  const gate: GateState = { log: options.log, deps, summarize: options.summarize, review: options.review, signal: options.signal, modelId: options.modelId };
+  const state: LoopState = { gate, deps, steps: 0, overflowRecoveries: 0 };
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  let userEntry: UserEntry | undefined;
+  if (options.userText !== undefined) userEntry = (await options.log.append({ type: 'user', text: options.userText })) as UserEntry;
+  yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
+  let reason: DoneReason | 'next' = 'next';
+  while (reason === 'next') {
+    if (options.signal.aborted) reason = 'aborted';
+    else if (state.steps >= maxSteps) {
+      yield { type: 'error', message: `Stopped after ${maxSteps} model calls in one request (the step limit). Send a message to continue.` };
+      reason = 'maxSteps';
+    } else reason = yield* step(options, state);
+  }
+  yield { type: 'done', reason, steps: state.steps };
+  return reason;
+}

@@ -1,0 +1,87 @@
+// Runs one assistant message's tool calls in order and appends a result for every call, cancelled or not.
+import { newEntryId } from '../session/newEntry';
+import type { ToolCall, ToolResultEntry } from '../session/entries';
+import type { Settings } from '../settings/settings';
+import { capToolOutput } from '../tools/outputCap';
+import type { ToolRegistry } from '../tools/toolRegistry';
+import type { ToolLimits, ToolOutput } from '../tools/toolTypes';
+import type { WorkspaceAccess } from '../tools/workspaceAccess';
+import type { AgentEvent } from './agentEvents';
+import type { AgentLog } from './agentLog';
+import { sessionAccess } from './agentLog';
+
+/** The result every unfinished call gets when the user cancels, so no tool call is left without a result. */
+export const CANCELLED_BY_USER = '[cancelled by the user]';
+
+export interface ToolRunDeps {
+  log: AgentLog;
+  registry: ToolRegistry;
+  workspace: WorkspaceAccess;
+  limits: ToolLimits;
+  settings: Settings['tools'];
+  signal: AbortSignal;
+  /** Calls whose arguments the endpoint reported as invalid JSON. */
+  invalidArguments: ReadonlySet<string>;
+}
+
+function freshId(log: AgentLog): string {
+  let id = newEntryId();
+  while (log.tree.has(id)) id = newEntryId();
+  return id;
+}
+
+/**
+ * Appends a tool result; long outputs keep head and tail inline and the full text goes to a blob. The
+ * entry id is chosen first so the inline note can name it for read_stored_output.
+ */
+export async function appendToolResult(log: AgentLog, call: ToolCall, output: ToolOutput, limits: Settings['tools']): Promise<ToolResultEntry> {
+  const id = freshId(log);
+  const capped = capToolOutput(output.text, { maxChars: limits.outputMaxChars, maxLines: limits.outputMaxLines, entryId: id });
+  const blob = capped.full === undefined ? undefined : await log.blobs.put(capped.full);
+  const entry = await log.append({
+    type: 'toolResult',
+    id,
+    toolCallId: call.id,
+    toolName: call.name,
+    isError: output.isError,
+    content: capped.content,
+    ...(blob ? { blob } : {}),
+  });
+  return entry as ToolResultEntry;
+}
+
+export async function appendCancelledResults(log: AgentLog, calls: readonly ToolCall[], limits: Settings['tools']): Promise<void> {
+  for (const call of calls) await appendToolResult(log, call, { text: CANCELLED_BY_USER, isError: true }, limits);
+}
+
+async function executeCall(call: ToolCall, deps: ToolRunDeps): Promise<ToolOutput> {
+  if (deps.invalidArguments.has(call.id)) {
+    return { text: `${call.name}: the arguments were not valid JSON (${call.arguments.slice(0, 200)}). Send a JSON object.`, isError: true };
+  }
+  return deps.registry.execute(call.name, call.arguments, {
+    signal: deps.signal,
+    workspace: deps.workspace,
+    session: sessionAccess(deps.log),
+    limits: deps.limits,
+    toolCallId: call.id,
+  });
+}
+
+/** Returns true when the user cancelled (every call still has exactly one result appended). */
+export async function* runToolCalls(calls: readonly ToolCall[], deps: ToolRunDeps): AsyncGenerator<AgentEvent, boolean> {
+  const pending = [...calls];
+  try {
+    while (pending.length > 0 && !deps.signal.aborted) {
+      const call = pending[0] as ToolCall;
+      yield { type: 'toolStart', call };
+      const output = await executeCall(call, deps);
+      const entry = await appendToolResult(deps.log, call, output, deps.settings);
+      pending.shift();
+      yield { type: 'toolEnd', call, entry, ...(output.files ? { files: output.files } : {}) };
+    }
+  } finally {
+    // Also runs when the consumer stops iterating early: the log must not keep calls without results.
+    await appendCancelledResults(deps.log, pending.splice(0), deps.settings);
+  }
+  return deps.signal.aborted;
+}

@@ -1,0 +1,87 @@
+// Confines model-supplied paths to the workspace folders: lexical checks first, then symlinks via realpath.
+import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
+import { WorkspaceRefusal } from './workspaceAccess';
+
+export interface ResolvedPath {
+  absolute: string;
+  /** Relative to its root, forward slashes; '.' for the root itself. */
+  relative: string;
+  root: string;
+}
+
+type PathApi = typeof nodePath.posix;
+
+function pathApi(platform: NodeJS.Platform): PathApi {
+  return platform === 'win32' ? nodePath.win32 : nodePath.posix;
+}
+
+function refuse(raw: string, why: string): never {
+  const shown = JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}...` : raw);
+  throw new WorkspaceRefusal(`Refused path ${shown}: ${why}. Use a path inside the workspace folder.`);
+}
+
+/** True when `child` is `parent` or below it (both absolute, normalized). */
+export function isInside(parent: string, child: string, platform: NodeJS.Platform = process.platform): boolean {
+  const api = pathApi(platform);
+  const fold = (text: string): string => (platform === 'win32' || platform === 'darwin' ? text.toLowerCase() : text);
+  const relative = api.relative(fold(parent), fold(child));
+  const climbs = relative === '..' || relative.startsWith(`..${api.sep}`);
+  return relative === '' || (!climbs && !api.isAbsolute(relative));
+}
+
+function rejectHostileSyntax(raw: string, platform: NodeJS.Platform): string {
+  if (raw.trim() === '') refuse(raw, 'the path is empty');
+  if (raw.includes('\0')) refuse(raw, 'it contains a NUL byte');
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]+:\/\//.test(raw)) refuse(raw, 'URIs are not accepted, only file paths');
+  // Model output mixes separators; normalizing them means `..\..\x` is checked like `../../x`.
+  const text = raw.replace(/\\/g, '/');
+  if (text.startsWith('//')) refuse(raw, 'network (UNC) paths are not allowed');
+  if (/^[a-zA-Z]:/.test(text) && platform !== 'win32') refuse(raw, 'Windows drive paths do not exist on this system');
+  return text;
+}
+
+/** Resolves a raw path against the roots without touching the disk; throws WorkspaceRefusal when it escapes. */
+export function resolveLexically(raw: string, roots: readonly string[], platform: NodeJS.Platform = process.platform): ResolvedPath {
+  const api = pathApi(platform);
+  const text = rejectHostileSyntax(raw, platform);
+  const first = roots[0];
+  if (first === undefined) refuse(raw, 'no workspace folder is open');
+  const absolute = api.isAbsolute(text) ? api.normalize(text) : api.resolve(first, text);
+  const root = roots.find((candidate) => isInside(candidate, absolute, platform));
+  if (root === undefined) {
+    const why = api.isAbsolute(text) ? 'it is outside the workspace folders' : 'it climbs out of the workspace folder';
+    refuse(raw, why);
+  }
+  const relative = api.relative(root, absolute).split(api.sep).join('/') || '.';
+  return { absolute, relative, root };
+}
+
+async function realpathOfNearest(absolute: string, api: PathApi): Promise<string> {
+  // Files about to be created do not exist yet: resolve the nearest existing ancestor instead.
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return rest.length === 0 ? real : api.join(real, ...rest.reverse());
+    } catch {
+      const parent = api.dirname(current);
+      if (parent === current) return absolute;
+      rest.push(api.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Lexical checks plus symlink resolution: a link inside the workspace that points outside is refused. */
+export async function resolveSafely(raw: string, roots: readonly string[], platform: NodeJS.Platform = process.platform): Promise<ResolvedPath> {
+  const resolved = resolveLexically(raw, roots, platform);
+  const api = pathApi(platform);
+  const real = await realpathOfNearest(resolved.absolute, api);
+  const realRoots = await Promise.all(roots.map((root) => realpathOfNearest(root, api)));
+  if (!realRoots.some((root) => isInside(root, real, platform))) {
+    refuse(raw, 'it resolves (through a symbolic link) to a location outside the workspace folders');
+  }
+  return resolved;
+}

@@ -1,0 +1,78 @@
+// What a tool is: its definition as sent to the model, and an execute that never throws.
+import type { ChatToolDefinition } from '../context/chatMessage';
+import type { BlobRef, SessionEntry } from '../session/entries';
+import type { WorkspaceAccess } from './workspaceAccess';
+
+/** Files a tool call read or modified (workspace-relative), collected into the compaction file ledger. */
+export interface ToolFiles {
+  read?: string[];
+  modified?: string[];
+}
+
+export interface ToolOutput {
+  text: string;
+  isError: boolean;
+  files?: ToolFiles;
+}
+
+/** Read access to the session the tool runs in (read_stored_output, read_transcript). */
+export interface SessionAccess {
+  entry(id: string): SessionEntry | undefined;
+  /** Entries from the root to the current leaf. */
+  path(): SessionEntry[];
+  readBlob(ref: BlobRef): Promise<string>;
+}
+
+export interface ToolLimits {
+  commandTimeoutMs: number;
+  /** Memory bound for one command's output (the inline cap is applied later by capToolOutput). */
+  commandOutputChars: number;
+  /** Page size of read_stored_output and read_transcript; kept below the inline cap so pages are never capped. */
+  pageChars: number;
+  pageLines: number;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  workspace: WorkspaceAccess;
+  session?: SessionAccess;
+  limits: ToolLimits;
+  toolCallId: string;
+}
+
+export interface Tool {
+  definition: ChatToolDefinition;
+  /** Resolves for bad arguments and failures alike (isError true, a message the model can act on). */
+  execute(args: unknown, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** A tool contributed from outside the core (e.g. vscode.lm.tools); wrapped into a Tool by the registry. */
+export interface ExternalTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  invoke(args: unknown, signal: AbortSignal): Promise<string>;
+}
+
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  commandTimeoutMs: 60_000,
+  commandOutputChars: 2_000_000,
+  pageChars: 20_000,
+  pageLines: 800,
+};
+
+export function errorOutput(text: string): ToolOutput {
+  return { text, isError: true };
+}
+
+/** The message of anything thrown, for the model; node errors keep their code (ENOENT, EISDIR...). */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'No such file or folder.';
+    if (code === 'EISDIR') return 'That is a folder, not a file.';
+    if (code === 'ENOTDIR') return 'That is a file, not a folder.';
+    return error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,57 @@
+// Turns a measured budget and the session path into the status bar's and panel's BudgetView.
+import type { Budget } from '../budget/budget';
+import type { ContextWindowSource } from '../budget/contextWindow';
+import type { CompactionEntry, SessionEntry } from '../session/entries';
+import type { BudgetView } from '../../shared/panelViewModels';
+
+export interface BudgetViewInput {
+  budget: Budget;
+  path: readonly SessionEntry[];
+  model: string;
+  windowSource: ContextWindowSource;
+  autoCompaction: boolean;
+}
+
+/** The newest compaction on the path, if any. */
+export function latestCompaction(path: readonly SessionEntry[]): CompactionEntry | undefined {
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (entry?.type === 'compaction') return entry;
+  }
+  return undefined;
+}
+
+/**
+ * True right after a compaction, until the endpoint reports usage again: the summary's size is only
+ * counted, and the next report is what confirms how big the new context really is.
+ */
+export function isUnknownAfterCompaction(path: readonly SessionEntry[]): boolean {
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (entry?.type === 'compaction') return true;
+    if (entry?.type === 'assistant' && entry.usage) return false;
+  }
+  return false;
+}
+
+export function toBudgetView(input: BudgetViewInput): BudgetView {
+  const { budget } = input;
+  const compaction = latestCompaction(input.path);
+  return {
+    contextWindow: budget.contextWindow,
+    usable: budget.usable,
+    used: budget.used,
+    reserved: budget.outputReserve,
+    percent: budget.percent,
+    estimated: budget.estimated,
+    unknown: isUnknownAfterCompaction(input.path),
+    exact: budget.exact,
+    breakdown: { ...budget.breakdown, free: budget.free },
+    model: input.model,
+    windowSource: input.windowSource,
+    autoCompaction: input.autoCompaction,
+    ...(compaction
+      ? { lastCompaction: { when: compaction.timestamp, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter } }
+      : {}),
+  };
+}

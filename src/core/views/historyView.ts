@@ -1,0 +1,74 @@
+// The panel's history: compactions on the current branch, pinned messages, and recent messages one can pin.
+import { pinnedEntryIds } from '../context/contextMarkers';
+import type { EntryCounts } from '../tokens/entryTokens';
+import type { MessageEntry, SessionEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+import type { EntryView, HistoryView, PinView } from '../../shared/panelViewModels';
+
+/** How many recent messages the panel offers to pin. */
+const PINNABLE_LIMIT = 12;
+const TITLE_CHARS = 90;
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+export function entryTitle(entry: MessageEntry): string {
+  switch (entry.type) {
+    case 'user':
+      return `You: ${oneLine(entry.text) || '(empty)'}`;
+    case 'assistant': {
+      const calls = entry.toolCalls.map((call) => call.name).join(', ');
+      const text = oneLine(entry.text);
+      return `Agent: ${text || (calls ? `calls ${calls}` : '(empty)')}`;
+    }
+    case 'toolResult':
+      return `${entry.toolName}${entry.isError ? ' (error)' : ''}: ${oneLine(entry.content) || '(no output)'}`;
+  }
+}
+
+export function entryText(entry: MessageEntry): string {
+  switch (entry.type) {
+    case 'user':
+      return entry.text;
+    case 'assistant':
+      return [entry.text, ...entry.toolCalls.map((call) => `→ ${call.name} ${call.arguments}`)].filter(Boolean).join('\n');
+    case 'toolResult':
+      return entry.content;
+  }
+}
+
+export function toEntryView(entry: MessageEntry, tokens: number, pinned: boolean): EntryView {
+  return { id: entry.id, kind: entry.type, title: entryTitle(entry), tokens, text: entryText(entry), pinned };
+}
+
+export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCounts): HistoryView {
+  const pinned = pinnedEntryIds(path);
+  const tokens = (id: string): number => counts?.full.get(id) ?? 0;
+  const messages = path.filter(isMessageEntry);
+  const pinView = (entry: MessageEntry): PinView => ({ entryId: entry.id, title: entryTitle(entry), tokens: tokens(entry.id) });
+  return {
+    compactions: path.flatMap((entry) =>
+      entry.type === 'compaction'
+        ? [
+            {
+              id: entry.id,
+              when: entry.timestamp,
+              tokensBefore: entry.tokensBefore,
+              tokensAfter: entry.tokensAfter,
+              firstLine: oneLine(entry.summary.split('\n').find((line) => line.trim() !== '') ?? ''),
+              edited: entry.edited,
+              auto: entry.auto,
+            },
+          ]
+        : [],
+    ),
+    pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
+    pinnable: messages
+      .filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult')
+      .slice(-PINNABLE_LIMIT)
+      .reverse()
+      .map(pinView),
+  };
+}
