@@ -1,6 +1,7 @@
 // Bundles the extension (node/cjs, `vscode` external), the CLI, the webview (browser) and the extension-host test suite.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
+import { copyPanelAssets } from './media/copyAssets.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -73,3 +74,4 @@ if (watch) {
   await Promise.all(existing.map((build) => esbuild.build(build)));
   if (fs.existsSync('dist/cli.js')) fs.chmodSync('dist/cli.js', 0o755);
 }
+copyPanelAssets();

@@ -1,0 +1,169 @@
+// Webview entry of the "Context & Compaction" panel: keeps the UI state, talks to the host, renders the sections.
+
+// codicon.css is copied next to the bundle by media/copyAssets.mjs and linked by the host's HTML.
+import './panel.css';
+import { formatAgo } from '../src/shared/budgetFormat';
+import { isHostMessage } from '../src/shared/panelProtocol';
+import type { HostMessage, WebviewMessage } from '../src/shared/panelProtocol';
+import { emptyPanelState } from '../src/shared/panelViewModels';
+import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
+import { renderBudget } from './panelBudget';
+import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
+import { renderHistory, renderPins } from './panelHistory';
+import { ReviewView } from './panelReview';
+import type { ReviewDraft } from './panelReview';
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): unknown;
+  setState(state: UiState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+/** What survives hiding the panel: the last state (shown at once) and everything the person typed. */
+interface UiState {
+  panel?: PanelState;
+  compactInstructions: string;
+  draft?: ReviewDraft;
+}
+
+const TOKEN_COUNT_DELAY_MS = 300;
+const BUSY_LABELS = { summarizing: 'Summarizing older turns…', pruning: 'Pruning old tool outputs…', applying: 'Applying the compaction…' };
+
+const api = acquireVsCodeApi();
+
+function restoreUiState(raw: unknown): UiState {
+  const fresh: UiState = { compactInstructions: '' };
+  if (typeof raw !== 'object' || raw === null) return fresh;
+  const saved = raw as Partial<UiState>;
+  return {
+    panel: typeof saved.panel === 'object' && saved.panel !== null && Array.isArray(saved.panel.history?.compactions) ? saved.panel : undefined,
+    compactInstructions: typeof saved.compactInstructions === 'string' ? saved.compactInstructions : '',
+    draft: restoreDraft(saved.draft),
+  };
+}
+
+function restoreDraft(raw: unknown): ReviewDraft | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const draft = raw as Partial<ReviewDraft>;
+  if (typeof draft.proposalId !== 'string' || typeof draft.baseSummary !== 'string' || typeof draft.text !== 'string') return undefined;
+  const regenerateInstructions = typeof draft.regenerateInstructions === 'string' ? draft.regenerateInstructions : '';
+  return { proposalId: draft.proposalId, baseSummary: draft.baseSummary, text: draft.text, regenerateInstructions };
+}
+
+const ui = restoreUiState(api.getState());
+const post = (message: WebviewMessage): void => api.postMessage(message);
+const save = (): void => api.setState(ui);
+
+const statusRegion = h('div', { class: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
+const alertRegion = h('div', { class: 'notice', attrs: { role: 'alert', 'aria-live': 'assertive' } });
+const budgetHost = h('div');
+const actionsHost = h('div');
+const historyHost = h('div');
+const pinsHost = h('div');
+
+let tokenRequestId = 0;
+let lastStateNotice = 'null';
+let tokenTimer: ReturnType<typeof setTimeout> | undefined;
+
+const review = new ReviewView({
+  post,
+  requestTokenCount(text) {
+    if (tokenTimer !== undefined) clearTimeout(tokenTimer);
+    tokenTimer = setTimeout(() => post({ type: 'countTokens', requestId: ++tokenRequestId, text }), TOKEN_COUNT_DELAY_MS);
+  },
+  saveDraft(draft) {
+    ui.draft = draft;
+    save();
+  },
+  notice: (level, text) => showNotice({ level, text }),
+});
+
+function showNotice(notice: Notice | undefined): void {
+  const region = notice?.level === 'error' ? alertRegion : statusRegion;
+  (region === alertRegion ? statusRegion : alertRegion).replaceChildren();
+  region.replaceChildren();
+  if (!notice) return;
+  const glyph: Record<NoticeLevel, string> = { info: 'info', warning: 'warning', error: 'error' };
+  region.className = `notice notice-${notice.level}`;
+  region.append(icon(glyph[notice.level]), h('span', {}, notice.text));
+}
+
+function renderActions(state: PanelState): HTMLElement {
+  const disabled = state.session === undefined || state.busy !== undefined || state.proposal !== undefined;
+  const input = h('input', { class: 'text-input', key: 'compact-instructions', attrs: { id: 'compact-instructions', type: 'text', placeholder: 'Optional: what the summary must keep' } });
+  input.value = ui.compactInstructions;
+  input.disabled = disabled;
+  input.addEventListener('input', () => {
+    ui.compactInstructions = input.value;
+    save();
+  });
+  const compact = (): void => post({ type: 'compactNow', instructions: input.value });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !disabled) compact();
+  });
+  const busy = state.busy
+    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${BUSY_LABELS[state.busy.what]} (started ${formatAgo(state.busy.since, new Date())})`)
+    : null;
+  return h(
+    'section',
+    { class: 'card', attrs: { 'aria-labelledby': 'actions-heading' } },
+    h('h2', { attrs: { id: 'actions-heading' } }, 'Actions'),
+    busy,
+    h('div', { class: 'button-row' }, button('Prune now', () => post({ type: 'pruneNow' }), { icon: 'filter', secondary: true, disabled, key: 'prune', title: 'Hide old tool outputs from the model (they stay in the session)' })),
+    h('label', { class: 'field-label', attrs: { for: 'compact-instructions' } }, 'Compaction instructions'),
+    h('div', { class: 'input-row' }, input, button('Compact now', compact, { icon: 'fold', disabled, key: 'compact' })),
+  );
+}
+
+function render(state: PanelState): void {
+  const locked = state.busy !== undefined;
+  replaceChildrenKeepingFocus(budgetHost, [renderBudget(state.budget)]);
+  replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
+  review.update(state.proposal, ui.draft, locked);
+  replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
+  replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
+  const title = document.getElementById('session-title');
+  if (title) title.textContent = state.session ? state.session.title : 'No active session';
+}
+
+function onHostMessage(message: HostMessage): void {
+  switch (message.type) {
+    case 'state':
+      ui.panel = message.state;
+      if (ui.draft && ui.draft.proposalId !== message.state.proposal?.id) ui.draft = undefined;
+      save();
+      render(message.state);
+      // The same notice arrives with every state push; announce it once.
+      if (message.state.notice && JSON.stringify(message.state.notice) !== lastStateNotice) showNotice(message.state.notice);
+      lastStateNotice = JSON.stringify(message.state.notice ?? null);
+      return;
+    case 'tokenCount':
+      if (message.requestId === tokenRequestId) review.showTokenCount(message.tokens);
+      return;
+    case 'notice':
+      showNotice(message.notice);
+      return;
+  }
+}
+
+function mount(): void {
+  const app = document.getElementById('app') ?? document.body;
+  app.replaceChildren(
+    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ' Context & Compaction'), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button('Settings', () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: 'Open the Compaction Agent settings' })),
+    statusRegion,
+    alertRegion,
+    budgetHost,
+    actionsHost,
+    review.element,
+    historyHost,
+    pinsHost,
+  );
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (isHostMessage(event.data)) onHostMessage(event.data);
+  });
+  render(ui.panel ?? emptyPanelState());
+  post({ type: 'ready' });
+}
+
+mount();

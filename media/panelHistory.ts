@@ -1,0 +1,90 @@
+// The history section (compactions on this branch, with restore) and the pins section (pinned and pinnable messages).
+
+import { formatAgo, formatTokens } from '../src/shared/budgetFormat';
+import type { WebviewMessage } from '../src/shared/panelProtocol';
+import type { HistoryView, PinView } from '../src/shared/panelViewModels';
+import { badge, button, h } from './panelDom';
+
+type Post = (message: WebviewMessage) => void;
+
+export function renderHistory(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
+  const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'history-heading' } });
+  section.appendChild(h('h2', { attrs: { id: 'history-heading' } }, 'Compactions on this branch'));
+  if (history.compactions.length === 0) {
+    section.appendChild(h('p', { class: 'muted' }, 'No compaction yet.'));
+    return section;
+  }
+  const now = new Date();
+  const list = h('ol', { class: 'rows' });
+  for (const item of [...history.compactions].reverse()) {
+    list.appendChild(
+      h(
+        'li',
+        { class: 'row' },
+        h(
+          'div',
+          { class: 'row-main' },
+          h('div', { class: 'row-title' }, item.firstLine || '(empty summary)'),
+          h(
+            'div',
+            { class: 'row-meta' },
+            `${formatTokens(item.tokensBefore)} → ${formatTokens(item.tokensAfter)} · ${formatAgo(item.when, now)} `,
+            item.auto ? badge('auto', 'info') : badge('manual', 'info'),
+            item.edited ? badge('edited', 'info', 'The summary was edited before it was applied') : null,
+          ),
+        ),
+        button('Restore pre-compaction branch', () => post({ type: 'restoreCompaction', compactionId: item.id }), {
+          icon: 'history',
+          secondary: true,
+          disabled,
+          key: `restore:${item.id}`,
+          ariaLabel: `Restore the branch as it was before the compaction "${item.firstLine}"`,
+        }),
+      ),
+    );
+  }
+  section.appendChild(list);
+  return section;
+}
+
+function pinRow(pin: PinView, action: HTMLButtonElement): HTMLElement {
+  return h(
+    'li',
+    { class: 'row' },
+    h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, pin.title || '(empty message)'), h('div', { class: 'row-meta' }, `${formatTokens(pin.tokens)} tokens`)),
+    action,
+  );
+}
+
+export function renderPins(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
+  const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'pins-heading' } });
+  section.append(
+    h('h2', { attrs: { id: 'pins-heading' } }, 'Pinned messages'),
+    h('p', { class: 'muted' }, 'Pinned messages survive every compaction verbatim.'),
+  );
+  if (history.pins.length === 0) section.appendChild(h('p', { class: 'muted' }, 'Nothing pinned.'));
+  else {
+    section.appendChild(
+      h(
+        'ul',
+        { class: 'rows' },
+        ...history.pins.map((pin) =>
+          pinRow(pin, button('Unpin', () => post({ type: 'unpin', entryId: pin.entryId }), { icon: 'pinned', secondary: true, disabled, key: `unpin:${pin.entryId}`, ariaLabel: `Unpin "${pin.title}"` })),
+        ),
+      ),
+    );
+  }
+  if (history.pinnable.length > 0) {
+    section.append(
+      h('h3', {}, 'Recent messages'),
+      h(
+        'ul',
+        { class: 'rows' },
+        ...history.pinnable.map((pin) =>
+          pinRow(pin, button('Pin', () => post({ type: 'pin', entryId: pin.entryId }), { icon: 'pin', secondary: true, disabled, key: `pin:${pin.entryId}`, ariaLabel: `Pin "${pin.title}"` })),
+        ),
+      ),
+    );
+  }
+  return section;
+}

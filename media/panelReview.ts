@@ -1,0 +1,211 @@
+// The review section: editable summary with a live token count, preview, what is dropped, diff, Apply/Regenerate/Cancel.
+
+import { formatTokens } from '../src/shared/budgetFormat';
+import { diffLines, diffStats } from '../src/shared/lineDiff';
+import type { WebviewMessage } from '../src/shared/panelProtocol';
+import type { CompactionProposalView, EntryKind, EntryView, NoticeLevel } from '../src/shared/panelViewModels';
+import { append, badge, button, clipText, h, icon } from './panelDom';
+import { renderMarkdown } from './panelMarkdown';
+
+/** The person's work in progress, persisted with setState so hiding the panel loses nothing. */
+export interface ReviewDraft {
+  proposalId: string;
+  /** The proposed summary the edits started from: a regenerated summary replaces the draft. */
+  baseSummary: string;
+  text: string;
+  regenerateInstructions: string;
+}
+
+export interface ReviewCallbacks {
+  post(message: WebviewMessage): void;
+  requestTokenCount(text: string): void;
+  saveDraft(draft: ReviewDraft): void;
+  notice(level: NoticeLevel, text: string): void;
+}
+
+const KIND_ICONS: Record<EntryKind, string> = { user: 'account', assistant: 'hubot', toolResult: 'tools', summary: 'note', other: 'circle-small' };
+const ENTRY_DISPLAY_CHARS = 20_000;
+const RERENDER_DELAY_MS = 250;
+
+function entryList(entries: EntryView[]): HTMLElement {
+  if (entries.length === 0) return h('p', { class: 'muted' }, 'Nothing.');
+  return h(
+    'ul',
+    { class: 'entries' },
+    ...entries.map((entry) =>
+      h(
+        'li',
+        {},
+        h(
+          'details',
+          { class: `entry entry-${entry.kind}` },
+          h('summary', {}, icon(KIND_ICONS[entry.kind]), h('span', { class: 'entry-title' }, entry.title || '(empty)'), h('span', { class: 'num' }, `${formatTokens(entry.tokens)} tokens`), entry.pinned ? badge('pinned', 'ok') : null),
+          h('pre', { class: 'entry-text' }, clipText(entry.text, ENTRY_DISPLAY_CHARS)),
+        ),
+      ),
+    ),
+  );
+}
+
+function entries(count: number): string {
+  return count === 1 ? '1 entry' : `${count} entries`;
+}
+
+function sumTokens(entries: EntryView[]): number {
+  return entries.reduce((sum, entry) => sum + entry.tokens, 0);
+}
+
+function fold(title: string, open: boolean, ...children: Array<Node | null>): HTMLDetailsElement {
+  const details = h('details', { class: 'fold' }, h('summary', {}, title), ...children);
+  details.open = open;
+  return details;
+}
+
+export class ReviewView {
+  readonly element = h('section', { class: 'card review', attrs: { 'aria-labelledby': 'review-heading' } });
+  private proposal: CompactionProposalView | undefined;
+  private textarea: HTMLTextAreaElement | undefined;
+  private instructions: HTMLInputElement | undefined;
+  private readonly countLabel = h('span', { class: 'token-count', attrs: { id: 'summary-count' } });
+  private readonly editedLabel = h('span', { class: 'edited-mark' });
+  private readonly preview = h('div', { class: 'markdown' });
+  private readonly droppedPreview = h('div', { class: 'markdown' });
+  private readonly diffBox = h('div', { class: 'diff' });
+  private buttons: HTMLButtonElement[] = [];
+  private rerenderTimer: ReturnType<typeof setTimeout> | undefined;
+  private escapeArmed = false;
+
+  constructor(private readonly callbacks: ReviewCallbacks) {
+    this.element.hidden = true;
+    this.element.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.proposal) {
+        event.preventDefault();
+        this.escape();
+      }
+    });
+  }
+
+  /** Rebuilds only when the proposal changes, so typing and focus survive state updates. */
+  update(proposal: CompactionProposalView | undefined, draft: ReviewDraft | undefined, busy: boolean): void {
+    if (!proposal) {
+      this.proposal = undefined;
+      this.element.hidden = true;
+      this.element.replaceChildren();
+      return;
+    }
+    const same = this.proposal && this.proposal.id === proposal.id && this.proposal.summary === proposal.summary;
+    if (!same) {
+      this.proposal = proposal;
+      const keep = draft && draft.proposalId === proposal.id && draft.baseSummary === proposal.summary;
+      this.build(proposal, keep ? draft.text : proposal.summary, keep ? draft.regenerateInstructions : (proposal.instructions ?? ''));
+    }
+    for (const control of this.buttons) control.disabled = busy;
+    this.element.setAttribute('aria-busy', String(busy));
+  }
+
+  showTokenCount(tokens: number): void {
+    this.countLabel.textContent = `${formatTokens(tokens)} tokens`;
+  }
+
+  private edited(): boolean {
+    return this.proposal !== undefined && this.textarea !== undefined && this.textarea.value !== this.proposal.summary;
+  }
+
+  private escape(): void {
+    if (this.edited() && !this.escapeArmed) {
+      this.escapeArmed = true;
+      this.callbacks.notice('warning', 'Press Escape again to discard your edits and cancel this compaction.');
+      return;
+    }
+    this.cancel();
+  }
+
+  private cancel(): void {
+    if (this.proposal) this.callbacks.post({ type: 'cancelProposal', proposalId: this.proposal.id });
+  }
+
+  private build(proposal: CompactionProposalView, text: string, regenerateInstructions: string): void {
+    this.escapeArmed = false;
+    const textarea = h('textarea', { class: 'summary-input', key: 'summary', attrs: { id: 'summary-input', rows: '14', spellcheck: 'true', 'aria-describedby': 'summary-count' } });
+    textarea.value = text;
+    textarea.addEventListener('input', () => this.onEdit());
+    const instructions = h('input', { class: 'text-input', key: 'regenerate-instructions', attrs: { id: 'regenerate-instructions', type: 'text', placeholder: 'e.g. keep every file path and error message' } });
+    instructions.value = regenerateInstructions;
+    instructions.addEventListener('input', () => this.saveDraft());
+    this.textarea = textarea;
+    this.instructions = instructions;
+    this.buttons = [
+      button('Apply', () => this.apply(), { icon: 'check', key: 'apply' }),
+      button('Regenerate', () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
+      button('Cancel', () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: 'Cancel this compaction (Escape)' }),
+    ];
+    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, `Replaced content (${entries(proposal.summarized.length)}, ${formatTokens(sumTokens(proposal.summarized))} tokens)`), entryList(proposal.summarized)), h('div', {}, h('h4', {}, 'Summary'), this.droppedPreview));
+    this.element.replaceChildren();
+    append(this.element, [
+      h('h2', { attrs: { id: 'review-heading' } }, 'Review compaction ', proposal.auto ? badge('auto', 'info') : badge('manual', 'info'), proposal.needsReview ? badge('needs review', 'warning') : null),
+      h('p', { class: 'row-meta' }, `${formatTokens(proposal.tokensBefore)} → about ${formatTokens(proposal.estimatedTokensAfter)} tokens · ${entries(proposal.summarized.length)} summarized, ${proposal.kept.length} kept`),
+      proposal.instructions ? h('p', { class: 'row-meta' }, `Instructions: ${proposal.instructions}`) : null,
+      this.problems(proposal),
+      h('label', { class: 'field-label', attrs: { for: 'summary-input' } }, 'Summary (editable)'),
+      textarea,
+      h('div', { class: 'row-meta' }, this.countLabel, ' ', this.editedLabel),
+      proposal.turnPrefixSummary ? fold('Summary of the split turn’s beginning', false, h('pre', { class: 'entry-text' }, proposal.turnPrefixSummary)) : null,
+      fold('Preview', true, this.preview),
+      fold('What is dropped', false, dropped),
+      proposal.previousSummary !== undefined ? fold('Changes from the previous summary', false, this.diffBox) : null,
+      fold(`Kept verbatim (${entries(proposal.kept.length)}, ${formatTokens(sumTokens(proposal.kept))} tokens)`, false, entryList(proposal.kept)),
+      h('label', { class: 'field-label', attrs: { for: 'regenerate-instructions' } }, 'Instructions for Regenerate'),
+      instructions,
+      h('div', { class: 'button-row' }, ...this.buttons),
+    ]);
+    this.element.hidden = false;
+    this.refreshDerived();
+  }
+
+  private problems(proposal: CompactionProposalView): HTMLElement | null {
+    if (proposal.problems.length === 0 && !proposal.needsReview) return null;
+    const items = proposal.problems.length > 0 ? proposal.problems : ['The summary was flagged for review.'];
+    return h('div', { class: 'problems', attrs: { role: 'note', 'aria-label': 'Problems found in the summary' } }, icon('warning'), h('ul', {}, ...items.map((problem) => h('li', {}, problem))));
+  }
+
+  private onEdit(): void {
+    this.escapeArmed = false;
+    this.saveDraft();
+    if (this.rerenderTimer !== undefined) clearTimeout(this.rerenderTimer);
+    this.rerenderTimer = setTimeout(() => this.refreshDerived(), RERENDER_DELAY_MS);
+  }
+
+  private saveDraft(): void {
+    if (!this.proposal || !this.textarea || !this.instructions) return;
+    this.callbacks.saveDraft({ proposalId: this.proposal.id, baseSummary: this.proposal.summary, text: this.textarea.value, regenerateInstructions: this.instructions.value });
+  }
+
+  /** Preview, diff, edited mark and token count follow the text in the textarea. */
+  private refreshDerived(): void {
+    const proposal = this.proposal;
+    const text = this.textarea?.value ?? '';
+    if (!proposal) return;
+    this.countLabel.textContent = 'counting tokens…';
+    this.callbacks.requestTokenCount(text);
+    this.editedLabel.textContent = this.edited() ? '· edited' : '';
+    this.preview.replaceChildren(renderMarkdown(text));
+    this.droppedPreview.replaceChildren(renderMarkdown(text));
+    if (proposal.previousSummary !== undefined) this.renderDiff(proposal.previousSummary, text);
+  }
+
+  private renderDiff(before: string, after: string): void {
+    const lines = diffLines(before, after);
+    const stats = diffStats(lines);
+    const pre = h('pre', { class: 'diff-lines' });
+    for (const line of lines) {
+      const mark = line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  ';
+      pre.appendChild(h('span', { class: `diff-${line.kind}` }, mark + line.text, '\n'));
+    }
+    this.diffBox.replaceChildren(h('p', { class: 'row-meta' }, `${stats.added} lines added, ${stats.removed} removed`), pre);
+  }
+
+  private apply(): void {
+    if (!this.proposal || !this.textarea) return;
+    this.callbacks.post({ type: 'applySummary', proposalId: this.proposal.id, summary: this.textarea.value, edited: this.edited() });
+  }
+}

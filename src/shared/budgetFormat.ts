@@ -1,0 +1,128 @@
+// Pure formatting of the context budget for the status bar and the panel: token counts, marks, levels, tooltip.
+
+import type { BudgetView, WindowSource } from './panelViewModels';
+
+export type BudgetLevel = 'normal' | 'warning' | 'error';
+
+export interface BudgetThresholds {
+  warningPercent: number;
+  errorPercent: number;
+}
+
+/** 950 → "950", 53_100 → "53.1k", 1_250_000 → "1.25M"; negative and non-finite counts show as 0. */
+export function formatTokens(tokens: number): string {
+  const value = Number.isFinite(tokens) && tokens > 0 ? Math.round(tokens) : 0;
+  if (value < 1000) return String(value);
+  if (value < 999_950) return `${trimZeros((value / 1000).toFixed(1))}k`;
+  return `${trimZeros((value / 1_000_000).toFixed(2))}M`;
+}
+
+function trimZeros(fixed: string): string {
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/** "~" while the counts are estimates, "?" right after a compaction until the next usage report. */
+export function budgetMark(view: Pick<BudgetView, 'estimated' | 'unknown'>): '' | '~' | '?' {
+  if (view.unknown) return '?';
+  return view.estimated ? '~' : '';
+}
+
+export function formatPercent(percent: number): string {
+  if (!Number.isFinite(percent) || percent <= 0) return '0%';
+  return `${Math.round(percent)}%`;
+}
+
+/** The status bar text, e.g. `$(pie-chart) ~42% 53.1k/111.6k`. */
+export function budgetStatusText(view: BudgetView): string {
+  return `$(pie-chart) ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}`;
+}
+
+/** Which background the status bar takes; the error threshold wins when both are met. */
+export function budgetLevel(percent: number, thresholds: BudgetThresholds): BudgetLevel {
+  if (!Number.isFinite(percent)) return 'normal';
+  if (percent >= thresholds.errorPercent) return 'error';
+  if (percent >= thresholds.warningPercent) return 'warning';
+  return 'normal';
+}
+
+const SOURCE_LABELS: Record<WindowSource, string> = {
+  setting: 'from the setting',
+  model: "from the model's metadata",
+  endpoint: "from the endpoint's model list",
+  default: 'default',
+};
+
+export function windowSourceLabel(source: WindowSource): string {
+  return SOURCE_LABELS[source];
+}
+
+/** What the counts can be trusted for, in words. */
+export function budgetAccuracyLabel(view: Pick<BudgetView, 'estimated' | 'unknown' | 'exact'>): string {
+  if (view.unknown) return 'unknown until the next model reply';
+  if (view.estimated) return view.exact ? 'estimate (exact tokenizer, no usage report yet)' : 'estimate';
+  return view.exact ? 'exact' : 'reported by the endpoint';
+}
+
+/** The breakdown as label/value rows, in the order of the panel's bar; reserved comes last, apart. */
+export function budgetRows(view: BudgetView): Array<[string, string]> {
+  const b = view.breakdown;
+  return [
+    ['System prompt', formatTokens(b.system)],
+    ['Tools', formatTokens(b.tools)],
+    ['Summary', formatTokens(b.summary)],
+    ['Messages', formatTokens(b.messages)],
+    ['Tool results', formatTokens(b.toolResults)],
+    ['Free', formatTokens(b.free)],
+    ['Reserved for output', formatTokens(view.reserved)],
+  ];
+}
+
+/** Escapes text for a Markdown table cell: no markup, no HTML, no column breaks. */
+export function escapeMarkdownCell(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (char) => `\\${char}`);
+}
+
+/** The status bar tooltip as Markdown (rendered untrusted, without HTML). */
+export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date()): string {
+  const lines = [
+    `**Context budget** ${budgetMark(view)}${formatPercent(view.percent)} of usable (${escapeMarkdownCell(budgetAccuracyLabel(view))})`,
+    '',
+    '| Part | Tokens |',
+    '| --- | ---: |',
+    ...budgetRows(view).map(([label, value]) => `| ${label} | ${value} |`),
+    '',
+    `Model: ${view.model ? escapeMarkdownCell(view.model) : 'none'}  `,
+    `Window: ${formatTokens(view.contextWindow)} (${windowSourceLabel(view.windowSource)}), usable ${formatTokens(view.usable)}  `,
+    `Auto-compaction: ${view.autoCompaction ? 'on' : 'off'}  `,
+    `Last compaction: ${lastCompactionLabel(view, now)}`,
+  ];
+  return lines.join('\n');
+}
+
+export function lastCompactionLabel(view: Pick<BudgetView, 'lastCompaction'>, now: Date = new Date()): string {
+  const last = view.lastCompaction;
+  if (!last) return 'none';
+  return `${formatTokens(last.tokensBefore)} → ${formatTokens(last.tokensAfter)}, ${formatAgo(last.when, now)}`;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago"; an unparsable time shows as "at an unknown time". */
+export function formatAgo(iso: string, now: Date): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return 'at an unknown time';
+  const minutes = Math.floor((now.getTime() - then) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} d ago`;
+}
+
+/** What a screen reader announces for the status bar item. */
+export function budgetAccessibilityLabel(view: BudgetView): string {
+  return (
+    `Context budget: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} tokens, ` +
+    `${budgetAccuracyLabel(view)}. Auto-compaction ${view.autoCompaction ? 'on' : 'off'}.`
+  );
+}

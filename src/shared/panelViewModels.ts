@@ -1,0 +1,115 @@
+// View models the backend fills for the status bar and the compaction panel: plain data, no functions.
+
+/** Where the context window size came from, shown next to it so a wrong size is easy to trace. */
+export type WindowSource = 'setting' | 'model' | 'endpoint' | 'default';
+
+/** Tokens per part of the prompt; `free` is what is left of the usable budget. */
+export interface BudgetBreakdown {
+  system: number;
+  tools: number;
+  summary: number;
+  messages: number;
+  toolResults: number;
+  free: number;
+}
+
+export interface BudgetView {
+  contextWindow: number;
+  /** contextWindow minus the output reserve: what the prompt may fill. */
+  usable: number;
+  used: number;
+  /** Output reserve, shown apart and never counted as used. */
+  reserved: number;
+  /** used / usable, 0..100 (may exceed 100 on overflow). */
+  percent: number;
+  /** No usage report from the endpoint yet: counts are local estimates. */
+  estimated: boolean;
+  /** Right after a compaction, until the next usage report. */
+  unknown: boolean;
+  /** The local tokenizer is exact for this model. */
+  exact: boolean;
+  breakdown: BudgetBreakdown;
+  model: string;
+  windowSource: WindowSource;
+  autoCompaction: boolean;
+  /** `when` is an ISO timestamp. */
+  lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };
+}
+
+export type EntryKind = 'user' | 'assistant' | 'toolResult' | 'summary' | 'other';
+
+export interface EntryView {
+  id: string;
+  kind: EntryKind;
+  /** One line. */
+  title: string;
+  tokens: number;
+  /** The content, possibly long; always rendered as text. */
+  text: string;
+  pinned: boolean;
+}
+
+export interface CompactionProposalView {
+  id: string;
+  summary: string;
+  turnPrefixSummary?: string;
+  /** The summary this compaction replaces, for the line diff. */
+  previousSummary?: string;
+  instructions?: string;
+  tokensBefore: number;
+  estimatedTokensAfter: number;
+  summarized: EntryView[];
+  kept: EntryView[];
+  /** Why the summary may be wrong (e.g. missing sections, too long); listed when needsReview. */
+  problems: string[];
+  needsReview: boolean;
+  auto: boolean;
+}
+
+export interface CompactionHistoryItem {
+  id: string;
+  /** ISO timestamp. */
+  when: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  firstLine: string;
+  edited: boolean;
+  auto: boolean;
+}
+
+export interface PinView {
+  entryId: string;
+  title: string;
+  tokens: number;
+}
+
+export interface HistoryView {
+  /** Compactions on the current branch, oldest first. */
+  compactions: CompactionHistoryItem[];
+  pins: PinView[];
+  /** Recent messages that can be pinned (not pinned yet). */
+  pinnable: PinView[];
+}
+
+export type BusyWhat = 'summarizing' | 'pruning' | 'applying';
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export interface Notice {
+  level: NoticeLevel;
+  text: string;
+}
+
+export interface PanelState {
+  session?: { id: string; title: string };
+  budget?: BudgetView;
+  proposal?: CompactionProposalView;
+  /** `since` is an ISO timestamp. */
+  busy?: { what: BusyWhat; since: string };
+  history: HistoryView;
+  notice?: Notice;
+}
+
+/** The state of a window with no session: what the panel shows before the backend has anything. */
+export function emptyPanelState(): PanelState {
+  return { history: { compactions: [], pins: [], pinnable: [] } };
+}

@@ -1,0 +1,51 @@
+// Owns the "Context budget" status bar item: percent used, breakdown tooltip, warning/error colours.
+
+import * as vscode from 'vscode';
+import {
+  budgetAccessibilityLabel,
+  budgetLevel,
+  budgetStatusText,
+  budgetTooltipMarkdown,
+} from '../shared/budgetFormat';
+import type { BudgetThresholds } from '../shared/budgetFormat';
+import type { BudgetView } from '../shared/panelViewModels';
+
+export const STATUS_BAR_ITEM_ID = 'compactionAgent.budget';
+export const SHOW_BUDGET_COMMAND = 'compactionAgent.showBudget';
+
+const LEVEL_BACKGROUNDS = {
+  normal: undefined,
+  warning: new vscode.ThemeColor('statusBarItem.warningBackground'),
+  error: new vscode.ThemeColor('statusBarItem.errorBackground'),
+} as const;
+
+export class StatusBarController implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  /** `priority` orders the item among other right-aligned items (higher = further left). */
+  constructor(priority = 100) {
+    this.item = vscode.window.createStatusBarItem(STATUS_BAR_ITEM_ID, vscode.StatusBarAlignment.Right, priority);
+    this.item.name = 'Context budget';
+    this.item.command = SHOW_BUDGET_COMMAND;
+  }
+
+  /** Shows the budget of the active session; undefined (no session) hides the item. */
+  update(budget: BudgetView | undefined, thresholds: BudgetThresholds): void {
+    if (!budget) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = budgetStatusText(budget);
+    const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget), true);
+    tooltip.isTrusted = false;
+    tooltip.supportHtml = false;
+    this.item.tooltip = tooltip;
+    this.item.backgroundColor = LEVEL_BACKGROUNDS[budgetLevel(budget.percent, thresholds)];
+    this.item.accessibilityInformation = { label: budgetAccessibilityLabel(budget), role: 'button' };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
