@@ -1,0 +1,63 @@
+// One benchmark figure with its target, and how the rows are printed as a table or as one JSON object.
+
+export interface BenchRow {
+  /** Stable key in the JSON output, e.g. "accounting.overheadRatio". */
+  key: string;
+  /** What is measured, one short phrase. */
+  label: string;
+  /** The figure: a ratio or a count taken within one run (null when it could not be measured). */
+  value: number | null;
+  /** How the figure reads, e.g. "×", "ms", "%", "bytes". */
+  unit: string;
+  /** The target in words (e.g. "≤ 1.15"), or "" for context-only rows. */
+  target: string;
+  /** Whether the target was met; null for context-only rows or when not measured. */
+  met: boolean | null;
+  /** Absolute medians and other context for the figure. */
+  detail: string;
+}
+
+export function row(fields: Omit<BenchRow, 'met'> & { met?: boolean | null }): BenchRow {
+  return { ...fields, met: fields.value === null ? null : (fields.met ?? null) };
+}
+
+export function formatNumber(value: number | null, unit: string): string {
+  if (value === null || !Number.isFinite(value)) return 'n/a';
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
+  const text = value.toFixed(digits);
+  if (unit === '×') return `${text}×`;
+  if (unit === '') return text;
+  return `${text} ${unit}`;
+}
+
+function metText(met: boolean | null): string {
+  if (met === null) return '';
+  return met ? 'met' : 'NOT met';
+}
+
+/** A plain-text table; widths follow the content (the detail column is last and free-form). */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const cells = rows.map((r) => [r.label, formatNumber(r.value, r.unit), r.target, metText(r.met), r.detail]);
+  const header = ['measure', 'figure', 'target', 'met?', 'absolute / context'];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]): string =>
+    c.map((text, i) => (i === c.length - 1 ? text : text.padEnd(widths[i] ?? 0))).join(' | ');
+  return [line(header), widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? Math.min(w, 40) : w)).join('-|-'), ...cells.map(line)].join('\n');
+}
+
+/** A Markdown table of the same rows (for BENCHMARKS.md). */
+export function formatMarkdown(rows: readonly BenchRow[]): string {
+  const escape = (text: string): string => text.replace(/\|/g, '\\|');
+  const lines = ['| measure | figure | target | met? | absolute / context |', '| --- | --- | --- | --- | --- |'];
+  for (const r of rows) {
+    lines.push(`| ${escape(r.label)} | ${escape(formatNumber(r.value, r.unit))} | ${escape(r.target)} | ${metText(r.met)} | ${escape(r.detail)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function ms(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (value < 1) return `${(value * 1000).toFixed(0)} µs`;
+  return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+}

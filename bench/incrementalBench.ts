@@ -1,0 +1,113 @@
+// Row 2: the cost of one new turn (user + assistant with a tool call + tool result) on 10 … 10,000-entry sessions, old counts cached.
+import { computeBudget } from '../src/core/budget/budget';
+import { countContext } from '../src/core/budget/contextCounts';
+import { SessionTree } from '../src/core/session/sessionTree';
+import { CountCache } from '../src/core/tokens/countCache';
+import { countPath, entryMessage, type EntryCounts } from '../src/core/tokens/entryTokens';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import type { MessageEntry, SessionEntry } from '../src/core/session/entries';
+import { ms, row, type BenchRow } from './benchReport';
+import { median, timeOnce } from './timing';
+import { freshTurn, importedEntries, realTurn, synthesizePath, type RealTurn } from './workloads';
+
+export const INCREMENTAL_SIZES = [10, 100, 1_000, 10_000] as const;
+
+interface TurnSample {
+  tokenizeMs: number;
+  /** Append to the tree and walk root→leaf. */
+  pathMs: number;
+  /** countPath: cached lookups of old entries + tokenizing the new ones. */
+  countMs: number;
+  /** countContext (which rebuilds the context) + computeBudget. */
+  budgetMs: number;
+}
+
+/** One turn: tokenize its three messages alone, then append them and recompute the budget through the real code. */
+function sampleTurn(counter: TokenCounter, tree: SessionTree, cache: CountCache, baseLeaf: string, turn: RealTurn, tag: string): TurnSample {
+  const entries: MessageEntry[] = freshTurn(turn, tag, baseLeaf);
+  const tokenizeMs = timeOnce(() => {
+    for (const entry of entries) counter.countMessage(entryMessage(entry));
+  });
+  let path: SessionEntry[] = [];
+  let counts: EntryCounts | undefined;
+  // Each turn forks from the same base leaf, so every sample sees a path of exactly size + 3 entries.
+  const pathMs = timeOnce(() => {
+    for (const entry of entries) tree.add(entry);
+    path = tree.pathTo(tree.leafId);
+  });
+  const countMs = timeOnce(() => {
+    counts = countPath(path, counter, cache);
+  });
+  const budgetMs = timeOnce(() => {
+    if (!counts) return;
+    const context = countContext(path, counts, counter);
+    computeBudget({ contextWindow: 200_000, maxOutputTokens: 8192, reserveTokens: 16_384, counted: context.breakdown, exact: counter.exact, lastReport: context.lastReport });
+  });
+  return { tokenizeMs, pathMs, countMs, budgetMs };
+}
+
+interface SizeResult {
+  size: number;
+  beyond: number;
+  total: number;
+  tokenize: number;
+  path: number;
+  count: number;
+  budget: number;
+}
+
+function measureSize(counter: TokenCounter, size: number, turn: RealTurn, iterations: number): SizeResult {
+  const source = importedEntries('large-session.jsonl');
+  const base = synthesizePath(source, size);
+  const tree = new SessionTree(base);
+  const cache = new CountCache();
+  countPath(base, counter, cache);
+  const baseLeaf = base[base.length - 1]?.id ?? null;
+  if (baseLeaf === null) throw new Error('empty synthetic session');
+  const samples: TurnSample[] = [];
+  for (let i = 0; i < iterations + 5; i++) {
+    const sample = sampleTurn(counter, tree, cache, baseLeaf, turn, `t${size}-${i}`);
+    if (i >= 5) samples.push(sample);
+  }
+  const total = (s: TurnSample): number => s.pathMs + s.countMs + s.budgetMs;
+  return {
+    size,
+    beyond: median(samples.map((s) => total(s) - s.tokenizeMs)),
+    total: median(samples.map(total)),
+    tokenize: median(samples.map((s) => s.tokenizeMs)),
+    path: median(samples.map((s) => s.pathMs)),
+    count: median(samples.map((s) => s.countMs)),
+    budget: median(samples.map((s) => s.budgetMs)),
+  };
+}
+
+export function incrementalBench(counter: TokenCounter, iterations: number): BenchRow[] {
+  const turn = realTurn(importedEntries('large-session.jsonl'));
+  const results = INCREMENTAL_SIZES.map((size) => measureSize(counter, size, turn, iterations));
+  const rows = results.map((result) =>
+    row({
+      key: `incremental.beyondTokenizeMs.${result.size}`,
+      label: `2. one new turn on ${result.size.toLocaleString('en-US')} entries: time beyond tokenizing it`,
+      value: result.beyond,
+      unit: 'ms',
+      target: '≤ 1 ms',
+      met: result.beyond <= 1,
+      detail: `total ${ms(result.total)} = append+path walk ${ms(result.path)} + countPath ${ms(result.count)} (tokenizing the 3 new messages alone: ${ms(result.tokenize)}) + countContext+computeBudget ${ms(result.budget)} (n=${iterations})`,
+    }),
+  );
+  const smallest = results[0];
+  const largest = results[results.length - 1];
+  const flat = smallest && largest ? largest.beyond / smallest.beyond : Number.NaN;
+  rows.push(
+    row({
+      key: 'incremental.flatRatio',
+      label: '2. flatness: beyond-tokenize time, 10,000 / 10 entries',
+      value: Number.isFinite(flat) ? flat : null,
+      unit: '×',
+      target: 'flat (≈ 1×): ≤ 1 ms at every size',
+      met: results.every((result) => result.beyond <= 1),
+      detail: 'the work per turn grows with the path (path walk, map lookups, context rebuild), not with the tokens of old entries',
+    }),
+  );
+  return rows;
+}

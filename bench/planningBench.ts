@@ -1,0 +1,40 @@
+// Row 5: prune plan + compaction cut on 1,000 and 10,000-entry sessions (entry counts already cached).
+import { planPrune } from '../src/core/budget/prunePlan';
+import { planCompaction } from '../src/core/compaction/cutPlan';
+import { defaultSettings } from '../src/core/settings/settings';
+import { CountCache } from '../src/core/tokens/countCache';
+import { countPath } from '../src/core/tokens/entryTokens';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import { ms, row, type BenchRow } from './benchReport';
+import { medianTime } from './timing';
+import { importedEntries, synthesizePath } from './workloads';
+
+const CASES = [
+  { size: 1_000, targetMs: 5 },
+  { size: 10_000, targetMs: 50 },
+] as const;
+
+export function planningBench(counter: TokenCounter, iterations: number): BenchRow[] {
+  const source = importedEntries('large-session.jsonl');
+  const settings = defaultSettings();
+  return CASES.map(({ size, targetMs }) => {
+    const path = synthesizePath(source, size);
+    const counts = countPath(path, counter, new CountCache());
+    let pruneIds = 0;
+    let needed = false;
+    const planMs = medianTime(() => {
+      pruneIds = planPrune(path, counts, settings.pruning).entryIds.length;
+      const cut = planCompaction(path, counts, { keepRecentTokens: settings.compaction.keepRecentTokens, usable: 200_000 - 16_384 });
+      needed = cut?.needed ?? false;
+    }, iterations);
+    return row({
+      key: `planning.ms.${size}`,
+      label: `5. prune plan + compaction cut, ${size.toLocaleString('en-US')} entries`,
+      value: planMs,
+      unit: 'ms',
+      target: `≤ ${targetMs} ms`,
+      met: planMs <= targetMs,
+      detail: `${ms(planMs)} median; plan prunes ${pruneIds} outputs, compaction needed: ${needed} (n=${iterations})`,
+    });
+  });
+}
