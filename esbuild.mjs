@@ -6,7 +6,22 @@ import { copyPanelAssets } from './media/copyAssets.mjs';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
+// A production build starts clean so no stale source maps end up in the VSIX.
+if (production) fs.rmSync('dist', { recursive: true, force: true });
+
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+
+/** The BPE tables (3.5 MB of source) stay out of extension.js: each is its own file, required on first count. */
+const ENCODINGS = ['o200k_base', 'cl100k_base'];
+const lazyEncodings = {
+  name: 'lazy-encodings',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/(o200k_base|cl100k_base)$/ }, (args) => ({
+      path: `./encodings/${args.path.split('/').pop()}.js`,
+      external: true,
+    }));
+  },
+};
 
 const builds = [
   {
@@ -17,6 +32,16 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    plugins: [lazyEncodings],
+  },
+  {
+    ...common,
+    sourcemap: false,
+    entryPoints: Object.fromEntries(ENCODINGS.map((name) => [`encodings/${name}`, `node_modules/gpt-tokenizer/cjs/encoding/${name}.js`])),
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     ...common,

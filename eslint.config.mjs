@@ -11,7 +11,7 @@ const noVscode = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-test/**', 'dist-vsix/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.d.ts'] },
+  { ignores: ['dist/**', 'dist-test/**', 'dist-vsix/**', 'dist-bench/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.d.ts'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -53,5 +53,10 @@ export default tseslint.config(
   {
     files: ['**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Functions these scripts pass to page.evaluate run in the browser.
+    files: ['test/ui/**/*.mjs', 'test/faults/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 );

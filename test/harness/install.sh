@@ -28,4 +28,9 @@ if [ ! -f "$E2E_HOME/cs/.installed-$CODE_SERVER_VERSION" ]; then
   test -f "$CS_ENTRY"
   touch "$E2E_HOME/cs/.installed-$CODE_SERVER_VERSION"
 fi
+# Without XDG_CONFIG_HOME any code-server command writes ~/.config/code-server/config.yaml.
+version=$(XDG_CONFIG_HOME="$E2E_HOME/cs/.xdg" "$N24/bin/node" "$CS_ENTRY" --version 2>/dev/null)
+echo "install: code-server ${version%%$'\n'*}"
+command -v "${AGENT_CHROMIUM:-/usr/bin/chromium}" >/dev/null \
+  || echo "install: warning: no chromium at ${AGENT_CHROMIUM:-/usr/bin/chromium} (apt-get install chromium fonts-liberation); the host and UI tiers need it"
 echo "install: ready ($E2E_HOME)"

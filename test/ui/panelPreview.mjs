@@ -1,6 +1,5 @@
 // Static preview of the compaction panel in headless Chromium: screenshots per theme, hostile-content rendering, draft restore.
 // Usage: node test/ui/panelPreview.mjs   (builds with `node esbuild.mjs` first; writes test-results/screenshots/panel-*.png)
-/* global window, document -- the page.evaluate callbacks run in the browser */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

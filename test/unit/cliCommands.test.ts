@@ -16,10 +16,13 @@ let dir: string;
 let cleanup: () => void;
 let session: string;
 
+/** Injected counter: proves `context` reports what the injected counter says. */
+const stubCounter = { encoding: 'stub', exact: false, countMessages: (messages: readonly ChatMessage[]) => messages.length * 1000 };
+
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const deps: CliDeps = { io: nodeFileIo, out: (text) => out.push(text), err: (text) => err.push(text), countTokens: (messages) => messages.length * 1000 };
+  const deps: CliDeps = { io: nodeFileIo, out: (text) => out.push(text), err: (text) => err.push(text), createCounter: async () => Promise.resolve(stubCounter) };
   const code = await runCli(argv, deps);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }

@@ -40,3 +40,19 @@ export function requireFile(args: ParsedArgs, command: string): string {
   if (!file || args.positionals.length > 1) throw new UsageError(`usage: ${command} <session.jsonl>`);
   return file;
 }
+
+/** A `--name N` token count: a positive whole number, else a usage error naming the option. */
+export function positiveIntegerOption(args: ParsedArgs, name: string, fallback: number): number {
+  const raw = args.options.get(name);
+  if (raw === undefined) return fallback;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new UsageError(`--${name} must be a positive whole number of tokens, got "${raw}"`);
+  return value;
+}
+
+/** A `--name a,b,c` list; empty items are dropped. */
+export function listOption(args: ParsedArgs, name: string): string[] | undefined {
+  const raw = args.options.get(name);
+  if (raw === undefined) return undefined;
+  return raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+}

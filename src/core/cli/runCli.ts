@@ -1,18 +1,19 @@
 // Dispatches a CLI command and turns every failure into a one-line message and an exit code (never a stack trace).
 import { nodeFileIo } from '../storage/fileIo';
+import { TokenCounter } from '../tokens/tokenCounter';
 import { parseArgs, UsageError } from './cliArgs';
 import type { CliCommand, CliDeps } from './cliDeps';
 import { contextCommand } from './contextCommand';
 import { importCommand } from './importCommand';
 import { inspectCommand } from './inspectCommand';
-import { roughTokenCount } from './roughTokenCount';
 import { verifyCommand } from './verifyCommand';
 
 export const USAGE = [
   'usage: compaction-agent <command> ...',
   '  import --from pi <in.jsonl> --out <session.jsonl>',
-  '  inspect <session.jsonl> [--json]',
-  '  context <session.jsonl> [--leaf ID] [--system TEXT] [--json]',
+  '  inspect <session.jsonl> [--context-window N] [--max-output N] [--model ID] [--leaf ID]',
+  '          [--system TEXT] [--protected-tools a,b] [--json]',
+  '  context <session.jsonl> [--leaf ID] [--model ID] [--system TEXT] [--json]',
   '  verify <session.jsonl> [--json]',
 ].join('\n');
 
@@ -23,7 +24,7 @@ export function defaultCliDeps(): CliDeps {
     io: nodeFileIo,
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
-    countTokens: roughTokenCount,
+    createCounter: (model) => TokenCounter.create(model),
   };
 }
 

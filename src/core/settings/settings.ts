@@ -40,6 +40,8 @@ export interface Settings {
     outputMaxChars: number;
     outputMaxLines: number;
     commandTimeoutSeconds: number;
+    /** Ask before the agent writes a file or runs a command. */
+    requireConfirmation: boolean;
   };
   statusBar: {
     warningPercent: number;
@@ -87,6 +89,7 @@ export const SETTING_SPECS = {
   'tools.outputMaxChars': { kind: 'number', default: 24000, minimum: 1000, maximum: 1_000_000 },
   'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
+  'tools.requireConfirmation': { kind: 'boolean', default: true },
   'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
   'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
 } as const satisfies Record<string, SettingSpec>;
@@ -198,6 +201,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       outputMaxChars: get('tools.outputMaxChars'),
       outputMaxLines: get('tools.outputMaxLines'),
       commandTimeoutSeconds: get('tools.commandTimeoutSeconds'),
+      requireConfirmation: get('tools.requireConfirmation'),
     },
     statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
   };

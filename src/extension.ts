@@ -1,0 +1,75 @@
+// Composition root: creates the extension's objects, wires them together and registers their disposables.
+import * as vscode from 'vscode';
+import { modelSummarizer } from './core/compaction/modelSummarizer';
+import { AgentSessions } from './vscode/agentSessions';
+import { ApiKeyStore } from './vscode/apiKeyStore';
+import { registerChatParticipant } from './vscode/chatParticipant';
+import { CompactionPanel } from './vscode/compactionPanel';
+import { CompactionReview, type SummarizerSource } from './vscode/compactionReview';
+import { Configuration } from './vscode/configuration';
+import { EndpointConnection } from './vscode/endpointConnection';
+import { EndpointModelProvider, VENDOR } from './vscode/endpointModelProvider';
+import { OutputLogger } from './vscode/logger';
+import { bindModel, modelForCommands } from './vscode/modelBinding';
+import { registerPaletteCommands } from './vscode/paletteCommands';
+import { SessionStore } from './vscode/sessionStore';
+import { StatusBarController } from './vscode/statusBarController';
+
+/** What the extension exports: used by the extension-host tests, stable enough for other extensions. */
+export interface ExtensionApi {
+  sessions: AgentSessions;
+  review: CompactionReview;
+  panel: CompactionPanel;
+  statusBar: StatusBarController;
+  configuration: Configuration;
+}
+
+export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const logger = new OutputLogger();
+  const configuration = new Configuration(logger);
+  const keys = new ApiKeyStore(context.secrets);
+  void keys.get().then((key) => logger.addSecret(key));
+  const endpoint = new EndpointConnection(configuration, keys, logger);
+  const store = new SessionStore((context.storageUri ?? context.globalStorageUri).fsPath, logger);
+  const sessions = new AgentSessions(store, context.globalState, configuration);
+
+  const summarizerFor: SummarizerSource = async (session) => {
+    const bound = await bindModel(await modelForCommands(sessions.lastModel), endpoint, configuration);
+    const counter = await session.ensureCounter();
+    const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
+    return { summarize, modelId: bound.choice.id };
+  };
+  let panel: CompactionPanel | undefined = undefined;
+  const showPanel = (): void => panel?.show();
+  const review = new CompactionReview(sessions, summarizerFor, showPanel);
+  panel = new CompactionPanel({ extensionUri: context.extensionUri, backend: review, logger });
+  const statusBar = new StatusBarController();
+  const updateStatusBar = (): void => statusBar.update(sessions.active?.budgetView(), configuration.settings.statusBar);
+
+  context.subscriptions.push(
+    logger,
+    configuration,
+    keys,
+    endpoint,
+    { dispose: () => void sessions.dispose() },
+    review,
+    panel,
+    statusBar,
+    sessions.onDidChangeActive(updateStatusBar),
+    keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
+    vscode.lm.registerLanguageModelChatProvider(VENDOR, new EndpointModelProvider(endpoint, configuration)),
+    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel }),
+    ...registerPaletteCommands({ sessions, review, keys, configuration, showPanel }),
+  );
+  // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
+  void vscode.lm.selectChatModels({ vendor: VENDOR }).then(
+    (models) => logger.info(`Endpoint models: ${models.map((model) => model.id).join(', ') || 'none'}`),
+    (error: unknown) => logger.warn(`Could not resolve the endpoint's models: ${String(error)}`),
+  );
+  logger.info('Compaction Agent activated.');
+  return { sessions, review, panel, statusBar, configuration };
+}
+
+export function deactivate(): void {
+  // Everything is released through context.subscriptions.
+}

@@ -1,0 +1,134 @@
+// Runs one @agent request through the core agent loop and renders its events into the chat response.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentEvent } from '../core/agent/agentEvents';
+import { runAgent } from '../core/agent/agentLoop';
+import { buildSystemPrompt } from '../core/agent/systemPrompt';
+import { modelSummarizer } from '../core/compaction/modelSummarizer';
+import type { ModelError } from '../core/llm/modelStream';
+import { ToolRegistry } from '../core/tools/toolRegistry';
+import { formatTokens } from '../shared/budgetFormat';
+import type { AgentSession } from './agentSession';
+import { changeConfirmation } from './changeConfirmation';
+import type { CompactionReview } from './compactionReview';
+import type { Configuration } from './configuration';
+import { externalTools } from './externalTools';
+import type { BoundModel } from './modelBinding';
+import { vscodeWorkspaceAccess } from './workspaceAccess';
+
+/** Models reject requests with too many tools; VS Code may offer dozens (MCP servers), so cap them. */
+const MAX_EXTERNAL_TOOLS = 64;
+
+export interface AgentRunInput {
+  session: AgentSession;
+  bound: BoundModel;
+  request: vscode.ChatRequest;
+  stream: vscode.ChatResponseStream;
+  token: vscode.CancellationToken;
+  configuration: Configuration;
+  review: CompactionReview;
+}
+
+function shortArguments(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 80 ? `${flat.slice(0, 77)}…` : flat;
+}
+
+function workspaceUri(relative: string): vscode.Uri | undefined {
+  const root = vscode.workspace.workspaceFolders?.[0];
+  if (!root) return undefined;
+  return path.isAbsolute(relative) ? vscode.Uri.file(relative) : vscode.Uri.joinPath(root.uri, relative);
+}
+
+/** What the chat shows for a failed model call, with the button that fixes it where there is one. */
+export function renderModelError(stream: vscode.ChatResponseStream, message: string, error?: ModelError): void {
+  stream.markdown(`\n\n**@agent stopped:** ${escapeMarkdown(message)}\n`);
+  if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
+  if (error?.kind === 'notFound' || error?.kind === 'network') stream.button({ command: 'compactionAgent.openSettings', title: 'Open Settings' });
+  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
+}
+
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&');
+}
+
+function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
+  switch (event.type) {
+    case 'textDelta':
+      stream.markdown(event.text);
+      break;
+    case 'toolStart':
+      stream.progress(`${event.call.name} ${shortArguments(event.call.arguments)}`);
+      break;
+    case 'toolEnd':
+      for (const file of [...(event.files?.read ?? []), ...(event.files?.modified ?? [])]) {
+        const uri = workspaceUri(file);
+        if (uri) stream.reference(uri);
+      }
+      break;
+    case 'prune':
+      stream.markdown(`\n\n*Pruned ${event.entry.toolResultIds.length} old tool output(s) from the context (~${formatTokens(event.tokensFreed)} tokens freed; they stay stored and readable).*\n\n`);
+      break;
+    case 'compactionStart':
+      stream.progress(event.reason === 'overflow' ? 'The endpoint reported an overflow: compacting and retrying once…' : 'The context is nearly full: compacting older turns…');
+      break;
+    case 'compactionReview':
+      stream.progress('Waiting for your review of the summary in the Context & Compaction panel…');
+      break;
+    case 'compaction':
+      stream.markdown(`\n\n*Compacted the conversation: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens.*\n\n`);
+      stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
+      stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [event.entry.id] });
+      break;
+    case 'retry':
+      stream.progress(`Retrying in ${Math.round(event.delayMs / 1000)} s (${event.reason})…`);
+      break;
+    case 'error':
+      renderModelError(stream, event.message, event.error);
+      break;
+    case 'done':
+      if (event.reason === 'maxSteps') stream.markdown(`\n\n*Stopped after ${event.steps} steps; ask @agent to continue.*`);
+      break;
+    default:
+      break;
+  }
+}
+
+export async function runAgentRequest(input: AgentRunInput): Promise<void> {
+  const { session, bound, request, stream, token, configuration, review } = input;
+  const abort = new AbortController();
+  const subscription = token.onCancellationRequested(() => abort.abort());
+  for (const note of session.takeNotes()) stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
+  try {
+    const registry = new ToolRegistry();
+    for (const tool of externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS)) registry.addExternal(tool);
+    const workspace = vscodeWorkspaceAccess(changeConfirmation(configuration));
+    const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots() });
+    session.useRequestShape(registry.definitions(), systemPrompt);
+    const counter = await session.ensureCounter();
+    const deps = session.deps();
+    if (!deps) throw new Error('The tokenizer could not be loaded.');
+    const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
+    const events = runAgent({
+      log: session.log,
+      model: bound.stream,
+      modelId: bound.choice.id,
+      registry,
+      workspace,
+      settings: configuration.settings,
+      contextWindow: bound.choice.contextWindow,
+      counter,
+      cache: deps.cache,
+      calibration: session.calibrationState,
+      summarize,
+      review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, abort.signal),
+      signal: abort.signal,
+      userText: request.prompt,
+      systemPrompt,
+    });
+    for await (const event of events) render(event, stream);
+  } finally {
+    subscription.dispose();
+    await session.save().catch(() => undefined);
+  }
+}

@@ -1,0 +1,186 @@
+// One open session and what its budget needs: the token counter for its model, cached counts and calibration.
+import * as vscode from 'vscode';
+import { buildSystemPrompt } from '../core/agent/systemPrompt';
+import type { CountingDeps, MeasuredContext } from '../core/agent/contextMeasure';
+import { measureContext } from '../core/agent/contextMeasure';
+import { DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from '../core/budget/contextWindow';
+import type { ChatToolDefinition } from '../core/context/chatMessage';
+import type { SessionLog } from '../core/session/sessionLog';
+import type { SessionRecord } from '../core/session/sessionIndex';
+import { nodeFileIo } from '../core/storage/fileIo';
+import { Calibration } from '../core/tokens/calibration';
+import { CountCache } from '../core/tokens/countCache';
+import { TokenCounter } from '../core/tokens/tokenCounter';
+import { ToolRegistry } from '../core/tools/toolRegistry';
+import { toBudgetView } from '../core/views/budgetView';
+import type { BudgetView } from '../shared/panelViewModels';
+import type { Configuration } from './configuration';
+
+/** The model a session is measured against. */
+export interface ModelChoice {
+  id: string;
+  contextWindow: number;
+  windowSource: ContextWindowSource;
+}
+
+/** Fallback when no chat model has been used yet: the configured endpoint model, else an o200k estimate. */
+const ESTIMATE_MODEL = 'gpt-4o';
+
+export class AgentSession implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly stopListening: () => void;
+  private counter: TokenCounter | undefined;
+  private counterLoading: Promise<TokenCounter> | undefined;
+  private calibration: Calibration;
+  private countsDirty = false;
+  private notes: string[] = [];
+  model: ModelChoice;
+  tools: ChatToolDefinition[];
+  systemPrompt: string;
+
+  /** Fires after anything that changes what the status bar and panel show. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    readonly log: SessionLog,
+    readonly record: SessionRecord,
+    private readonly cache: CountCache,
+    private readonly memento: vscode.Memento,
+    private readonly configuration: Configuration,
+  ) {
+    const modelId = configuration.settings.endpoint.model || ESTIMATE_MODEL;
+    this.model = { id: modelId, contextWindow: configuration.settings.context.windowTokens || DEFAULT_CONTEXT_WINDOW, windowSource: configuration.settings.context.windowTokens ? 'setting' : 'default' };
+    this.calibration = this.loadCalibration(modelId);
+    const registry = new ToolRegistry();
+    this.tools = registry.definitions();
+    this.systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspaceRoots() });
+    this.stopListening = log.onAppend(() => {
+      this.countsDirty = true;
+      this.changed.fire();
+    });
+  }
+
+  /** Opens the persisted count cache beside the log (a missing or damaged one just starts empty). */
+  static async loadCounts(log: SessionLog): Promise<CountCache> {
+    try {
+      return CountCache.fromJSON(JSON.parse((await nodeFileIo.readFile(countsFile(log))).toString('utf8')) as unknown);
+    } catch {
+      return new CountCache();
+    }
+  }
+
+  get id(): string {
+    return this.log.header.id;
+  }
+
+  get title(): string {
+    return this.record.title;
+  }
+
+  /** Measures against this model from now on (loads its tokenizer lazily). */
+  async useModel(choice: ModelChoice): Promise<TokenCounter> {
+    if (choice.id !== this.model.id) this.calibration = this.loadCalibration(choice.id);
+    this.model = choice;
+    const counter = await this.ensureCounter();
+    this.changed.fire();
+    return counter;
+  }
+
+  /** Tools and system prompt of the latest request, so idle measurements match what the next call sends. */
+  useRequestShape(tools: ChatToolDefinition[], systemPrompt: string): void {
+    this.tools = tools;
+    this.systemPrompt = systemPrompt;
+  }
+
+  async ensureCounter(): Promise<TokenCounter> {
+    if (this.counter?.modelId === this.model.id) return this.counter;
+    const modelId = this.model.id;
+    this.counterLoading = TokenCounter.create(modelId).then((counter) => {
+      if (this.model.id === modelId) this.counter = counter;
+      return counter;
+    });
+    return this.counterLoading;
+  }
+
+  /** Everything the core needs to count this session; undefined until the tokenizer has loaded. */
+  deps(): CountingDeps | undefined {
+    if (!this.counter) return undefined;
+    return {
+      counter: this.counter,
+      cache: this.cache,
+      calibration: this.calibration,
+      settings: this.configuration.settings,
+      contextWindow: this.model.contextWindow,
+      systemPrompt: this.systemPrompt,
+      systemRole: 'system',
+      tools: this.tools,
+    };
+  }
+
+  get calibrationState(): Calibration {
+    return this.calibration;
+  }
+
+  measure(): MeasuredContext | undefined {
+    const deps = this.deps();
+    return deps ? measureContext(this.log.path(), deps) : undefined;
+  }
+
+  budgetView(measured: MeasuredContext | undefined = this.measure()): BudgetView | undefined {
+    if (!measured) return undefined;
+    return toBudgetView({
+      budget: measured.budget,
+      path: measured.path,
+      model: this.model.id,
+      windowSource: this.model.windowSource,
+      autoCompaction: this.configuration.settings.compaction.auto,
+    });
+  }
+
+  private loadCalibration(modelId: string): Calibration {
+    return Calibration.fromJSON(this.memento.get(calibrationKey(modelId)), modelId);
+  }
+
+  /** Persists calibration (per model, shared by sessions) and the count cache (per session, derived data). */
+  async save(): Promise<void> {
+    await this.memento.update(calibrationKey(this.model.id), this.calibration.toJSON());
+    if (!this.countsDirty) return;
+    this.countsDirty = false;
+    await nodeFileIo.writeFileAtomic(countsFile(this.log), JSON.stringify(this.cache.toJSON()));
+  }
+
+  /** A line the next @agent reply starts with (e.g. "restored the branch before a compaction"). */
+  noteForChat(text: string): void {
+    this.notes.push(text);
+    this.changed.fire();
+  }
+
+  /** The pending notes, once. */
+  takeNotes(): string[] {
+    const notes = this.notes;
+    this.notes = [];
+    return notes;
+  }
+
+  /** Tells listeners to re-read (e.g. after settings changed). */
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.stopListening();
+    this.changed.dispose();
+  }
+}
+
+function calibrationKey(modelId: string): string {
+  return `calibration:${modelId}`;
+}
+
+function countsFile(log: SessionLog): string {
+  return log.file.replace(/\.jsonl$/, '.counts.json');
+}
+
+function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+}

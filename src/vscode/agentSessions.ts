@@ -1,0 +1,95 @@
+// The window's sessions: opened on demand, one of them active (the one the status bar and panel show).
+import * as vscode from 'vscode';
+import type { Configuration } from './configuration';
+import { AgentSession } from './agentSession';
+import type { ModelRef } from './modelBinding';
+import type { SessionStore } from './sessionStore';
+
+const LAST_MODEL_KEY = 'lastModel';
+
+export class AgentSessions implements vscode.Disposable {
+  private readonly sessions = new Map<string, Promise<AgentSession>>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  private current: AgentSession | undefined;
+  private currentSubscription: vscode.Disposable | undefined;
+  private readonly settingsSubscription: vscode.Disposable;
+
+  /** Fires when the active session changes or anything in it does. */
+  readonly onDidChangeActive = this.changed.event;
+
+  constructor(
+    readonly store: SessionStore,
+    private readonly memento: vscode.Memento,
+    private readonly configuration: Configuration,
+  ) {
+    this.settingsSubscription = configuration.onDidChangeSettings(() => this.changed.fire());
+  }
+
+  get active(): AgentSession | undefined {
+    return this.current;
+  }
+
+  /** The model the user last chatted with, so palette commands can summarize without a chat request. */
+  get lastModel(): ModelRef | undefined {
+    return this.memento.get<ModelRef>(LAST_MODEL_KEY);
+  }
+
+  async rememberModel(ref: ModelRef): Promise<void> {
+    await this.memento.update(LAST_MODEL_KEY, ref);
+  }
+
+  async create(title: string): Promise<AgentSession> {
+    const { log, record } = await this.store.create(title);
+    const session = new AgentSession(log, record, await AgentSession.loadCounts(log), this.memento, this.configuration);
+    this.sessions.set(session.id, Promise.resolve(session));
+    return session;
+  }
+
+  async open(id: string): Promise<AgentSession | undefined> {
+    let opening = this.sessions.get(id);
+    if (!opening) {
+      opening = this.store.get(id).then(async (opened) => {
+        if (!opened) throw new Error(`Session ${id} is not in this workspace's storage.`);
+        return new AgentSession(opened.log, opened.record, await AgentSession.loadCounts(opened.log), this.memento, this.configuration);
+      });
+      this.sessions.set(id, opening);
+      opening.catch(() => this.sessions.delete(id));
+    }
+    try {
+      return await opening;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Makes a session the one the status bar and panel follow. */
+  activate(session: AgentSession): void {
+    if (this.current === session) return;
+    this.currentSubscription?.dispose();
+    this.current = session;
+    this.currentSubscription = session.onDidChange(() => this.changed.fire());
+    this.changed.fire();
+  }
+
+  /** The active session, else the most recently used one in this workspace (for palette commands). */
+  async activeOrLatest(): Promise<AgentSession | undefined> {
+    if (this.current) return this.current;
+    const latest = (await this.store.list())[0];
+    const session = latest ? await this.open(latest.id) : undefined;
+    if (session) this.activate(session);
+    return session;
+  }
+
+  async dispose(): Promise<void> {
+    this.currentSubscription?.dispose();
+    this.settingsSubscription.dispose();
+    this.changed.dispose();
+    for (const opening of this.sessions.values()) {
+      const session = await opening.catch(() => undefined);
+      if (!session) continue;
+      await session.save().catch(() => undefined);
+      session.dispose();
+    }
+    await this.store.dispose();
+  }
+}

@@ -1,0 +1,98 @@
+// The @agent chat participant: maps the chat thread to its session, then runs a slash command or the agent.
+import * as vscode from 'vscode';
+import { runAgentRequest, renderModelError } from './agentRun';
+import type { AgentSession } from './agentSession';
+import type { AgentSessions } from './agentSessions';
+import { compactCommand, contextCommand, pruneCommand } from './chatSlashCommands';
+import { sessionIdFromHistory, type AgentResultMetadata } from './chatThread';
+import type { CompactionReview } from './compactionReview';
+import type { Configuration } from './configuration';
+import type { EndpointConnection } from './endpointConnection';
+import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
+import type { Logger } from './logger';
+import { bindModel } from './modelBinding';
+
+export const PARTICIPANT_ID = 'compactionAgent.agent';
+
+export interface ParticipantDeps {
+  extensionUri: vscode.Uri;
+  sessions: AgentSessions;
+  endpoint: EndpointConnection;
+  configuration: Configuration;
+  review: CompactionReview;
+  logger: Logger;
+  showPanel: () => void;
+}
+
+function titleFrom(prompt: string): string {
+  const line = prompt.replace(/\s+/g, ' ').trim();
+  return line ? (line.length > 60 ? `${line.slice(0, 59)}…` : line) : 'New session';
+}
+
+async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatContext, deps: ParticipantDeps): Promise<AgentSession> {
+  const existing = request.command === 'new' ? undefined : sessionIdFromHistory(context.history, PARTICIPANT_ID);
+  const opened = existing ? await deps.sessions.open(existing) : undefined;
+  if (existing && !opened) deps.logger.warn(`The session ${existing} of this chat could not be opened; starting a new one.`);
+  return opened ?? (await deps.sessions.create(titleFrom(request.prompt)));
+}
+
+function showSetup(stream: vscode.ChatResponseStream): void {
+  stream.markdown('**No endpoint is configured.** Set the base URL of an OpenAI-compatible endpoint (and its model), then set its API key; or pick another model in the Chat view.');
+  stream.button({ command: 'compactionAgent.openSettings', title: 'Configure Endpoint' });
+  stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
+}
+
+async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  if (request.model.vendor === VENDOR && (request.model.id === SETUP_MODEL_ID || !deps.endpoint.configured)) {
+    showSetup(stream);
+    return {};
+  }
+  const session = await sessionFor(request, context, deps);
+  deps.sessions.activate(session);
+  const metadata = (): AgentResultMetadata => ({ sessionId: session.id, leafId: session.log.leafId });
+  if (session.log.readOnly) {
+    stream.markdown('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.');
+    return { metadata: metadata() };
+  }
+  const bound = await bindModel(request.model, deps.endpoint, deps.configuration);
+  await session.useModel(bound.choice);
+  await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
+  const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel };
+  switch (request.command) {
+    case 'compact':
+      await compactCommand(input);
+      break;
+    case 'context':
+      await contextCommand(input);
+      break;
+    case 'prune':
+      await pruneCommand(input);
+      break;
+    case 'new':
+      if (!request.prompt.trim()) {
+        stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
+        break;
+      }
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review });
+      break;
+    default:
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review });
+  }
+  await deps.sessions.store.touch(session.id);
+  return { metadata: metadata() };
+}
+
+export function registerChatParticipant(deps: ParticipantDeps): vscode.Disposable {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, context, stream, token) => {
+    try {
+      return await handle(deps, request, context, stream, token);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      deps.logger.error(`@agent request failed: ${message}`);
+      renderModelError(stream, message);
+      return { errorDetails: { message } };
+    }
+  });
+  participant.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icon.png');
+  return participant;
+}

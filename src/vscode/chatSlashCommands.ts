@@ -1,0 +1,83 @@
+// The @agent slash commands: /compact, /context, /prune (each reports in one or two lines).
+import type * as vscode from 'vscode';
+import { pruneNow } from '../core/agent/pruneRunner';
+import { formatTokens } from '../shared/budgetFormat';
+import type { AgentSession } from './agentSession';
+import type { CompactionReview } from './compactionReview';
+import type { Configuration } from './configuration';
+
+export interface SlashCommandInput {
+  session: AgentSession;
+  prompt: string;
+  stream: vscode.ChatResponseStream;
+  configuration: Configuration;
+  review: CompactionReview;
+  showPanel: () => void;
+}
+
+export async function compactCommand(input: SlashCommandInput): Promise<void> {
+  const { session, stream, configuration, review } = input;
+  const instructions = input.prompt.trim() || undefined;
+  stream.progress(instructions ? `Summarizing older turns (focus: ${instructions})…` : 'Summarizing older turns…');
+  const pending = await review.propose(session, instructions, false);
+  if (!pending) {
+    stream.markdown('Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+    return;
+  }
+  const reviewFirst = configuration.settings.compaction.review !== 'never' || pending.proposal.needsReview;
+  if (reviewFirst) {
+    input.showPanel();
+    const why = pending.proposal.needsReview ? ` It needs your review: ${pending.proposal.problems.join('; ')}.` : '';
+    stream.markdown(`The proposed summary (${formatTokens(pending.proposal.tokensBefore)} → ~${formatTokens(pending.proposal.tokensAfter)} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.${why}`);
+    stream.button({ command: 'compactionAgent.showBudget', title: 'Review summary' });
+    return;
+  }
+  const entry = await review.applyPending(pending, pending.proposal.summary, false);
+  stream.markdown(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
+  stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
+  stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [entry.id] });
+}
+
+export async function contextCommand(input: SlashCommandInput): Promise<void> {
+  const { session, stream } = input;
+  await session.ensureCounter();
+  const view = session.budgetView();
+  if (!view) {
+    stream.markdown('The tokenizer could not be loaded, so the budget is unknown.');
+    return;
+  }
+  const state = view.unknown ? 'unknown until the next usage report (just compacted)' : view.estimated ? 'estimate (no usage report from the endpoint yet)' : 'calibrated against the endpoint’s usage reports';
+  const row = (name: string, tokens: number): string => `| ${name} | ${tokens.toLocaleString('en-US')} | ${view.usable > 0 ? ((tokens / view.usable) * 100).toFixed(1) : '0.0'} % |`;
+  stream.markdown(
+    [
+      `**Context budget** — ${view.model}, window ${view.contextWindow.toLocaleString('en-US')} tokens (${view.windowSource}); ${state}${view.exact ? ', exact tokenizer' : ''}.`,
+      '',
+      '| part | tokens | of usable |',
+      '| --- | ---: | ---: |',
+      row('System prompt', view.breakdown.system),
+      row('Tool definitions', view.breakdown.tools),
+      row('Summary', view.breakdown.summary),
+      row('Messages', view.breakdown.messages),
+      row('Tool results', view.breakdown.toolResults),
+      row('**Used**', view.used),
+      row('Free', view.breakdown.free),
+      `| Reserved for output | ${view.reserved.toLocaleString('en-US')} | (not usable) |`,
+      '',
+      `Auto-compaction is ${view.autoCompaction ? 'on' : 'off'}.`,
+    ].join('\n'),
+  );
+  stream.button({ command: 'compactionAgent.showBudget', title: 'Open Context & Compaction panel' });
+}
+
+export async function pruneCommand(input: SlashCommandInput): Promise<void> {
+  const { session, stream } = input;
+  await session.ensureCounter();
+  const deps = session.deps();
+  if (!deps) throw new Error('The tokenizer could not be loaded.');
+  const entry = await pruneNow(session.log, deps, { reason: 'manual', minimumTokens: 0 });
+  stream.markdown(
+    entry
+      ? `Pruned ${entry.toolResultIds.length} old tool output(s): ~${formatTokens(entry.tokensFreed)} tokens freed. The model sees a placeholder and can read them back with read_stored_output.`
+      : `Nothing to prune: every tool output is within the protected recent window (${formatTokens(deps.settings.pruning.protectTokens)} tokens, last ${deps.settings.pruning.protectTurns} turns).`,
+  );
+}

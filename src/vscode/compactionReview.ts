@@ -1,0 +1,221 @@
+// The panel's backend: proposes, reviews and applies compactions (for the panel, /compact, commands and the loop).
+import * as vscode from 'vscode';
+import type { ReviewDecision } from '../core/agent/agentEvents';
+import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRunner';
+import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
+import type { CountingDeps } from '../core/agent/contextMeasure';
+import { pruneNow } from '../core/agent/pruneRunner';
+import type { CompactionEntry } from '../core/session/entries';
+import { formatTokens } from '../shared/budgetFormat';
+import { toHistoryView } from '../core/views/historyView';
+import { toProposalView } from '../core/views/proposalView';
+import type { BusyWhat, CompactionProposalView, Notice, PanelState } from '../shared/panelViewModels';
+import { emptyPanelState } from '../shared/panelViewModels';
+import type { AgentSession } from './agentSession';
+import type { AgentSessions } from './agentSessions';
+import type { PanelBackend } from './panelBackend';
+
+/** A summarizer bound to a model, for a session. */
+export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
+
+interface Pending {
+  id: string;
+  session: AgentSession;
+  proposal: CompactionProposal;
+  auto: boolean;
+  modelId: string;
+  /** Set while the agent loop waits for this decision (it applies the summary itself). */
+  decide?: (decision: ReviewDecision) => void;
+}
+
+export class CompactionReview implements PanelBackend, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly subscription: vscode.Disposable;
+  private pending: Pending | undefined;
+  private busy: { what: BusyWhat; since: string } | undefined;
+  private notice: Notice | undefined;
+  private proposals = 0;
+
+  readonly onDidChangeState = this.changed.event;
+
+  constructor(
+    private readonly sessions: AgentSessions,
+    private readonly summarizerFor: SummarizerSource,
+    private readonly showPanel: () => void,
+  ) {
+    this.subscription = sessions.onDidChangeActive(() => this.changed.fire());
+  }
+
+  getState(): PanelState {
+    const session = this.sessions.active;
+    if (!session) return { ...emptyPanelState(), ...(this.notice ? { notice: this.notice } : {}) };
+    const measured = session.measure();
+    if (!measured) void session.ensureCounter().then(() => this.changed.fire());
+    const pending = this.pending?.session === session ? this.pending : undefined;
+    const budget = session.budgetView(measured);
+    return {
+      session: { id: session.id, title: session.title },
+      ...(budget ? { budget } : {}),
+      ...(pending ? { proposal: this.view(pending) } : {}),
+      ...(this.busy ? { busy: this.busy } : {}),
+      history: toHistoryView(session.log.path(), measured?.counts),
+      ...(this.notice ? { notice: this.notice } : {}),
+    };
+  }
+
+  async pruneNow(): Promise<void> {
+    const session = await this.requireSession();
+    const entry = await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', minimumTokens: 0 }));
+    this.say('info', entry ? `Pruned ${entry.toolResultIds.length} old tool output(s), freeing ~${formatTokens(entry.tokensFreed)} tokens. They stay stored and readable.` : 'Nothing to prune: no tool output outside the protected recent window.');
+  }
+
+  async compactNow(instructions: string): Promise<CompactionProposalView | undefined> {
+    const session = await this.requireSession();
+    const pending = await this.propose(session, instructions.trim() || undefined, false);
+    return pending ? this.view(pending) : undefined;
+  }
+
+  /** Proposes a compaction for review (or returns undefined with a notice when there is nothing to compact). */
+  async propose(session: AgentSession, instructions: string | undefined, auto: boolean): Promise<Pending | undefined> {
+    const { summarize, modelId } = await this.summarizerFor(session);
+    const deps = await this.deps(session);
+    const proposal = await this.whileBusy('summarizing', () =>
+      proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(instructions ? { instructions } : {}), force: true }),
+    );
+    if (!proposal) {
+      this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+      return undefined;
+    }
+    this.pending = { id: `proposal-${++this.proposals}`, session, proposal, auto, modelId };
+    this.notice = undefined;
+    this.changed.fire();
+    return this.pending;
+  }
+
+  async apply(proposalId: string, summary: string, edited: boolean): Promise<void> {
+    const pending = this.take(proposalId);
+    if (pending.decide) {
+      pending.decide({ action: 'apply', summary, edited });
+      this.changed.fire();
+      return;
+    }
+    await this.applyPending(pending, summary, edited);
+  }
+
+  /** Applies without review (review mode "never"), or after the person approved. */
+  async applyPending(pending: Pending, summary: string, edited: boolean): Promise<CompactionEntry> {
+    const deps = await this.deps(pending.session);
+    const entry = await this.whileBusy('applying', () =>
+      applyCompaction(pending.session.log, pending.proposal, {
+        summary,
+        edited,
+        auto: pending.auto,
+        ...(pending.proposal.instructions !== undefined ? { instructions: pending.proposal.instructions } : {}),
+        model: pending.modelId,
+        counter: deps.counter,
+      }),
+    );
+    if (this.pending === pending) this.pending = undefined;
+    this.say('info', `Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens. Restore Pre-Compaction Branch undoes it.`);
+    return entry;
+  }
+
+  async regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined> {
+    const old = this.take(proposalId);
+    const fresh = await this.propose(old.session, instructions.trim() || undefined, old.auto);
+    if (fresh && old.decide) fresh.decide = old.decide;
+    else old.decide?.({ action: 'cancel' });
+    return fresh ? this.view(fresh) : undefined;
+  }
+
+  async cancel(proposalId: string): Promise<void> {
+    const pending = this.take(proposalId);
+    pending.decide?.({ action: 'cancel' });
+    this.say('info', 'Compaction cancelled; nothing changed.');
+    return Promise.resolve();
+  }
+
+  async restore(compactionId: string): Promise<void> {
+    const session = await this.requireSession();
+    await session.log.restoreBeforeCompaction(compactionId);
+    this.say('info', 'Restored the branch from before that compaction; the compacted branch is kept (Switch Branch returns to it).');
+  }
+
+  async pin(entryId: string): Promise<void> {
+    const session = await this.requireSession();
+    await session.log.append({ type: 'pin', targetId: entryId, pinned: true });
+  }
+
+  async unpin(entryId: string): Promise<void> {
+    const session = await this.requireSession();
+    await session.log.append({ type: 'pin', targetId: entryId, pinned: false });
+  }
+
+  async countTokens(text: string): Promise<number> {
+    const session = await this.requireSession();
+    return (await session.ensureCounter()).countText(text);
+  }
+
+  /** For the agent loop: shows the proposal in the panel and resolves with the person's decision. */
+  reviewForLoop(session: AgentSession, proposal: CompactionProposal, modelId: string, signal: AbortSignal): Promise<ReviewDecision> {
+    this.pending?.decide?.({ action: 'cancel' });
+    return new Promise<ReviewDecision>((resolve) => {
+      const pending: Pending = { id: `proposal-${++this.proposals}`, session, proposal, auto: true, modelId, decide: resolve };
+      signal.addEventListener('abort', () => {
+        if (this.pending === pending) this.pending = undefined;
+        resolve({ action: 'cancel' });
+        this.changed.fire();
+      }, { once: true });
+      this.pending = pending;
+      this.showPanel();
+      this.changed.fire();
+    });
+  }
+
+  say(level: Notice['level'], text: string): void {
+    this.notice = { level, text };
+    this.changed.fire();
+  }
+
+  private view(pending: Pending): CompactionProposalView {
+    return toProposalView(pending.id, pending.proposal, pending.session.log.path(), pending.auto);
+  }
+
+  private take(proposalId: string): Pending {
+    const pending = this.pending;
+    if (!pending || pending.id !== proposalId) throw new Error('That proposal is no longer current; compact again.');
+    this.pending = undefined;
+    return pending;
+  }
+
+  private async requireSession(): Promise<AgentSession> {
+    const session = await this.sessions.activeOrLatest();
+    if (!session) throw new Error('No @agent session yet: start one by sending a message to @agent in the Chat view.');
+    if (session.log.readOnly) throw new Error('This session is open in another window; change it there.');
+    return session;
+  }
+
+  private async deps(session: AgentSession): Promise<CountingDeps> {
+    await session.ensureCounter();
+    const deps = session.deps();
+    if (!deps) throw new Error('The tokenizer could not be loaded.');
+    return deps;
+  }
+
+  private async whileBusy<T>(what: BusyWhat, work: () => Promise<T>): Promise<T> {
+    this.busy = { what, since: new Date().toISOString() };
+    this.changed.fire();
+    try {
+      return await work();
+    } finally {
+      this.busy = undefined;
+      this.changed.fire();
+    }
+  }
+
+  dispose(): void {
+    this.pending?.decide?.({ action: 'cancel' });
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,46 @@
+// Live settings: parsed through the core's parseSettings, invalid values reported once, changes applied without a reload.
+import * as vscode from 'vscode';
+import { parseSettings, SETTINGS_SECTION, type SettingKey, type Settings } from '../core/settings/settings';
+import type { Logger } from './logger';
+
+export class Configuration implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Settings>();
+  private readonly subscription: vscode.Disposable;
+  private readonly reported = new Set<string>();
+  private current: Settings;
+
+  /** Fires with the new settings after the user changed any of ours. */
+  readonly onDidChangeSettings = this.changed.event;
+
+  constructor(private readonly logger: Logger) {
+    this.current = this.read();
+    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
+      this.current = this.read();
+      this.changed.fire(this.current);
+    });
+  }
+
+  get settings(): Settings {
+    return this.current;
+  }
+
+  private read(): Settings {
+    const section = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const { settings, warnings } = parseSettings((key: SettingKey) => section.get(key));
+    for (const warning of warnings) {
+      this.logger.warn(warning.message);
+      if (this.reported.has(warning.message)) continue;
+      this.reported.add(warning.message);
+      void vscode.window.showWarningMessage(warning.message, 'Open Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.${warning.key}`);
+      });
+    }
+    return settings;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,81 @@
+// Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
+import * as vscode from 'vscode';
+import { resolveContextWindow } from '../core/budget/contextWindow';
+import type { ModelStream } from '../core/llm/modelStream';
+import type { ModelChoice } from './agentSession';
+import type { Configuration } from './configuration';
+import type { EndpointConnection } from './endpointConnection';
+import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
+import { LanguageModelStream } from './languageModelStream';
+
+export interface BoundModel {
+  choice: ModelChoice;
+  stream: ModelStream;
+  /** The summarizing model (the compaction.summaryModel setting, else the chat's model). */
+  summaryStream: ModelStream;
+  summaryWindow: number;
+  /** True when the model is our endpoint's (usage is reported, counts calibrate). */
+  ours: boolean;
+}
+
+/** A model the session last used, kept so palette commands can summarize with it outside a chat request. */
+export interface ModelRef {
+  vendor: string;
+  id: string;
+}
+
+export async function bindModel(model: vscode.LanguageModelChat, endpoint: EndpointConnection, configuration: Configuration): Promise<BoundModel> {
+  const settings = configuration.settings;
+  if (model.vendor === VENDOR) {
+    const listed = (await endpoint.listModels()).find((info) => info.id === model.id);
+    const window = resolveContextWindow({ setting: settings.context.windowTokens, modelMetadata: undefined, endpointList: listed?.contextWindow });
+    const choice: ModelChoice = { id: model.id, contextWindow: window.tokens, windowSource: window.source };
+    const stream = await endpoint.client(model.id, window.tokens);
+    const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
+    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true };
+  }
+  // VS Code reports the input limit; the whole window is that plus the output the model may produce.
+  const window = resolveContextWindow({
+    setting: settings.context.windowTokens,
+    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + settings.compaction.reserveTokens } : undefined,
+    endpointList: undefined,
+  });
+  const stream = new LanguageModelStream(model);
+  const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
+  return {
+    choice: { id: model.id, contextWindow: window.tokens, windowSource: window.source },
+    stream,
+    summaryStream: summary.stream,
+    summaryWindow: summary.window,
+    ours: false,
+  };
+}
+
+async function summaryModel(
+  endpoint: EndpointConnection,
+  configuration: Configuration,
+  fallback: ModelStream,
+  fallbackWindow: number,
+): Promise<{ stream: ModelStream; window: number }> {
+  const id = configuration.settings.compaction.summaryModel;
+  if (!id || !endpoint.configured) return { stream: fallback, window: fallbackWindow };
+  const listed = (await endpoint.listModels()).find((info) => info.id === id);
+  const window = listed?.contextWindow ?? fallbackWindow;
+  return { stream: await endpoint.client(id, window), window };
+}
+
+/** Finds a model again by vendor and id (for commands run from the palette), or undefined when it is gone. */
+export async function findModel(ref: ModelRef): Promise<vscode.LanguageModelChat | undefined> {
+  const models = await vscode.lm.selectChatModels({ vendor: ref.vendor, id: ref.id });
+  return models[0];
+}
+
+/** The model for work outside a chat request: the last one chatted with, else the endpoint's first model. */
+export async function modelForCommands(lastModel: ModelRef | undefined): Promise<vscode.LanguageModelChat> {
+  const remembered = lastModel ? await findModel(lastModel) : undefined;
+  if (remembered) return remembered;
+  const ours = await vscode.lm.selectChatModels({ vendor: VENDOR });
+  const usable = ours.find((model) => model.id !== SETUP_MODEL_ID);
+  if (usable) return usable;
+  throw new Error('No language model to summarize with: configure an endpoint (Compaction Agent: Open Settings) or send a message to @agent with a model chosen in the Chat view.');
+}

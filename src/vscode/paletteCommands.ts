@@ -1,0 +1,169 @@
+// The command palette: restore before a compaction, switch branch, compact, prune, budget, sessions, key, settings.
+import * as vscode from 'vscode';
+import type { SessionEntry } from '../core/session/entries';
+import { isMessageEntry } from '../core/session/entries';
+import { formatTokens } from '../shared/budgetFormat';
+import type { AgentSession } from './agentSession';
+import type { AgentSessions } from './agentSessions';
+import type { ApiKeyStore } from './apiKeyStore';
+import type { CompactionReview } from './compactionReview';
+import type { Configuration } from './configuration';
+import { entryTitle } from '../core/views/historyView';
+
+export interface CommandDeps {
+  sessions: AgentSessions;
+  review: CompactionReview;
+  keys: ApiKeyStore;
+  configuration: Configuration;
+  showPanel: () => void;
+}
+
+/** Every command id this module registers; the manifest is tested against it. */
+export const COMMAND_IDS = [
+  'compactionAgent.showBudget',
+  'compactionAgent.restorePreCompactionBranch',
+  'compactionAgent.switchBranch',
+  'compactionAgent.compactNow',
+  'compactionAgent.pruneNow',
+  'compactionAgent.newSession',
+  'compactionAgent.importPiSession',
+  'compactionAgent.setApiKey',
+  'compactionAgent.clearApiKey',
+  'compactionAgent.openSettings',
+] as const;
+
+type CommandId = (typeof COMMAND_IDS)[number];
+
+async function requireSession(deps: CommandDeps): Promise<AgentSession | undefined> {
+  const session = await deps.sessions.activeOrLatest();
+  if (!session) void vscode.window.showInformationMessage('No @agent session yet: send a message to @agent in the Chat view first.');
+  return session;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.replace(/^#+\s*/, '').trim() ?? '';
+}
+
+function when(timestamp: string): string {
+  return new Date(timestamp).toLocaleString();
+}
+
+async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unknown): Promise<void> {
+  const session = await requireSession(deps);
+  if (!session) return;
+  const compactions = session.log.path().flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
+  if (compactions.length === 0) {
+    void vscode.window.showInformationMessage('There is no compaction on the current branch of this session: nothing to restore.');
+    return;
+  }
+  let target = typeof compactionId === 'string' ? compactions.find((entry) => entry.id === compactionId) : undefined;
+  if (!target) {
+    const picked = await vscode.window.showQuickPick(
+      [...compactions].reverse().map((entry) => ({
+        label: `$(history) ${when(entry.timestamp)}`,
+        description: `${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens${entry.auto ? ', automatic' : ''}${entry.edited ? ', edited' : ''}`,
+        detail: firstLine(entry.summary),
+        entry,
+      })),
+      { title: 'Restore Pre-Compaction Branch', placeHolder: 'Pick the compaction to undo (the compacted branch stays available)' },
+    );
+    target = picked?.entry;
+  }
+  if (!target) return;
+  await session.log.restoreBeforeCompaction(target.id);
+  const message = `Restored the branch from before the compaction of ${when(target.timestamp)}: the model sees the full earlier context again (${formatTokens(target.tokensBefore)} tokens). The compacted branch is kept; Switch Branch returns to it.`;
+  session.noteForChat(message);
+  void vscode.window.showInformationMessage(message);
+}
+
+function branchLabel(session: AgentSession, tip: SessionEntry): string {
+  const path = session.log.tree.pathTo(tip.id);
+  const lastMessage = [...path].reverse().find(isMessageEntry);
+  return lastMessage ? entryTitle(lastMessage) : tip.type;
+}
+
+async function switchBranch(deps: CommandDeps): Promise<void> {
+  const session = await requireSession(deps);
+  if (!session) return;
+  const tips = session.log.tree.leaves();
+  if (tips.length < 2) {
+    void vscode.window.showInformationMessage('This session has a single branch.');
+    return;
+  }
+  const current = session.log.leafId;
+  const picked = await vscode.window.showQuickPick(
+    tips.map((tip) => ({
+      label: `${tip.id === current ? '$(check) ' : '$(git-branch) '}${branchLabel(session, tip)}`,
+      description: `${when(tip.timestamp)} · ${session.log.tree.pathTo(tip.id).length} entries`,
+      tip,
+    })),
+    { title: 'Switch Branch', placeHolder: 'Continue the session from another branch (nothing is lost)' },
+  );
+  if (!picked || picked.tip.id === current) return;
+  await session.log.moveLeaf(picked.tip.id, 'switch');
+  session.noteForChat(`Switched to another branch of this session (${branchLabel(session, picked.tip)}).`);
+}
+
+async function compactNow(deps: CommandDeps): Promise<void> {
+  const session = await requireSession(deps);
+  if (!session) return;
+  const instructions = await vscode.window.showInputBox({ title: 'Compact Now', prompt: 'Optional instructions: what the summary must keep (Enter to skip)' });
+  if (instructions === undefined) return;
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Compaction Agent: summarizing older turns…' }, async () => {
+    const pending = await deps.review.propose(session, instructions.trim() || undefined, false);
+    if (!pending) return;
+    if (deps.configuration.settings.compaction.review === 'never' && !pending.proposal.needsReview) {
+      const entry = await deps.review.applyPending(pending, pending.proposal.summary, false);
+      void vscode.window.showInformationMessage(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
+    } else deps.showPanel();
+  });
+}
+
+function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => Promise<void> | void> {
+  return {
+    'compactionAgent.showBudget': () => deps.showPanel(),
+    'compactionAgent.restorePreCompactionBranch': (compactionId) => restorePreCompactionBranch(deps, compactionId),
+    'compactionAgent.switchBranch': () => switchBranch(deps),
+    'compactionAgent.compactNow': () => compactNow(deps),
+    'compactionAgent.pruneNow': async () => {
+      if (!(await requireSession(deps))) return;
+      await deps.review.pruneNow();
+      deps.showPanel();
+    },
+    'compactionAgent.newSession': async () => {
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent /new ', isPartialQuery: true });
+    },
+    'compactionAgent.importPiSession': async () => {
+      const files = await vscode.window.showOpenDialog({ title: 'Import a pi-coding-agent session', filters: { 'Session log': ['jsonl'] }, canSelectMany: false });
+      const file = files?.[0];
+      if (!file) return;
+      const { record, warnings } = await deps.sessions.store.importPi(file.fsPath);
+      const session = await deps.sessions.open(record.id);
+      if (session) deps.sessions.activate(session);
+      void vscode.window.showInformationMessage(`Imported "${record.title}" (${session?.log.tree.entries.length ?? 0} entries)${warnings.length ? `, with ${warnings.length} warning(s)` : ''}.`);
+      deps.showPanel();
+    },
+    'compactionAgent.setApiKey': async () => {
+      if (await deps.keys.prompt()) void vscode.window.showInformationMessage('Compaction Agent: API key saved in secret storage.');
+    },
+    'compactionAgent.clearApiKey': async () => {
+      await deps.keys.clear();
+      void vscode.window.showInformationMessage('Compaction Agent: API key removed.');
+    },
+    'compactionAgent.openSettings': async () => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:compaction-labs.compaction-agent');
+    },
+  };
+}
+
+export function registerPaletteCommands(deps: CommandDeps): vscode.Disposable[] {
+  return Object.entries(handlers(deps)).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        await handler(...args);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Compaction Agent: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }),
+  );
+}

@@ -1,0 +1,145 @@
+// The workspace's sessions in the extension's storage folder: indexed, opened with a lock, mapped to chat threads.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { importPiFile } from '../core/import/piImport';
+import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
+import { SessionLog } from '../core/session/sessionLog';
+import { nodeFileIo } from '../core/storage/fileIo';
+import { SessionLockedError } from '../core/storage/sessionLock';
+import type { Logger } from './logger';
+
+export interface OpenedSession {
+  log: SessionLog;
+  record: SessionRecord;
+}
+
+export class SessionStore implements vscode.Disposable {
+  private readonly index: SessionIndexStore;
+  private readonly open = new Map<string, Promise<OpenedSession>>();
+  private loaded: Promise<void> | undefined;
+
+  constructor(
+    /** `context.storageUri` (or the global storage when no folder is open), as a file path. */
+    readonly root: string,
+    private readonly logger: Logger,
+  ) {
+    this.index = new SessionIndexStore(path.join(root, 'sessions'), nodeFileIo);
+  }
+
+  get sessionsDir(): string {
+    return path.join(this.root, 'sessions');
+  }
+
+  /** Sessions of this workspace, most recently used first. */
+  async list(): Promise<SessionRecord[]> {
+    await this.ensureLoaded();
+    return this.index.list();
+  }
+
+  private ensureLoaded(): Promise<void> {
+    this.loaded ??= this.index.load().then(({ warnings }) => this.report(warnings, 'the session index'));
+    return this.loaded;
+  }
+
+  /** Creates a new, empty session and keeps it open for writing. */
+  async create(title: string, threadKey?: string): Promise<OpenedSession> {
+    await this.ensureLoaded();
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { title });
+    const now = new Date().toISOString();
+    const record: SessionRecord = {
+      id: log.header.id,
+      title,
+      file: path.basename(log.file),
+      createdAt: now,
+      updatedAt: now,
+      ...(threadKey ? { threadKey } : {}),
+    };
+    await this.index.upsert(record);
+    const opened = { log, record };
+    this.open.set(record.id, Promise.resolve(opened));
+    return opened;
+  }
+
+  /**
+   * Opens a session for writing. When another window holds it, it opens read-only and says so: the other
+   * window keeps writing, nothing is lost, and this window can still show it.
+   */
+  async get(id: string): Promise<OpenedSession | undefined> {
+    await this.ensureLoaded();
+    const record = this.index.get(id);
+    if (!record) return undefined;
+    let opening = this.open.get(id);
+    if (!opening) {
+      opening = this.openLog(record);
+      this.open.set(id, opening);
+      opening.catch(() => this.open.delete(id));
+    }
+    return opening;
+  }
+
+  private async openLog(record: SessionRecord): Promise<OpenedSession> {
+    const file = path.join(this.sessionsDir, record.file);
+    try {
+      const { log, warnings } = await SessionLog.open(file);
+      this.report(warnings, `session "${record.title}"`);
+      return { log, record };
+    } catch (error) {
+      if (!(error instanceof SessionLockedError)) throw error;
+      void vscode.window.showWarningMessage(
+        `Compaction Agent: ${error.message}. It is shown read-only here; continue it in that window or close it there.`,
+      );
+      const { log, warnings } = await SessionLog.open(file, { readOnly: true });
+      this.report(warnings, `session "${record.title}"`);
+      return { log, record };
+    }
+  }
+
+  /** Imports a pi-coding-agent session file as a new session of this workspace; returns its record. */
+  async importPi(inFile: string): Promise<{ record: SessionRecord; warnings: string[] }> {
+    await this.ensureLoaded();
+    const file = path.join(this.sessionsDir, `${Date.now().toString(36)}-import.jsonl`);
+    const result = await importPiFile(inFile, file);
+    const now = new Date().toISOString();
+    const record: SessionRecord = {
+      id: result.header.id,
+      title: `Imported: ${path.basename(inFile, '.jsonl')}`,
+      file: path.basename(file),
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.index.upsert(record);
+    return { record, warnings: result.warnings };
+  }
+
+  /** Records activity (and an optional new title) in the index. */
+  async touch(id: string, title?: string): Promise<void> {
+    const record = this.index.get(id);
+    if (!record) return;
+    await this.index.upsert({ ...record, ...(title ? { title } : {}), updatedAt: new Date().toISOString() });
+  }
+
+  private report(warnings: string[], what: string): void {
+    if (warnings.length === 0) return;
+    for (const warning of warnings) this.logger.warn(`${what}: ${warning}`);
+    void vscode.window
+      .showWarningMessage(
+        `Compaction Agent repaired ${what}: ${warnings[0]}${warnings.length > 1 ? ` (and ${warnings.length - 1} more)` : ''}. Damaged lines were kept in a quarantine file beside it; nothing valid was lost.`,
+        'Show Log',
+      )
+      .then((choice) => {
+        if (choice) this.logger.show();
+      });
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    for (const opening of all) {
+      try {
+        await (await opening).log.close();
+      } catch {
+        // Closing releases the lock; a session that failed to open holds none.
+      }
+    }
+  }
+}

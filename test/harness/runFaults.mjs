@@ -1,0 +1,160 @@
+// Reliability tier (npm run test:faults): bundles each fault family with esbuild, runs it, prints one line per family.
+import * as esbuild from 'esbuild';
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// One folder per invocation: a second run (or testAll) must not rebuild the scripts a running family is spawning.
+const outdir = path.join(root, 'dist-test/faults', `run-${process.pid}`);
+
+/** Each family: its entry script, child scripts it spawns, the modules it needs, and a wall-time limit (module: a plain .mjs run as is). */
+const FAMILIES = [
+  {
+    name: 'kill-9',
+    script: 'killNine',
+    children: ['killNineWriter'],
+    needs: ['src/core/session/sessionLog.ts'],
+    limitSeconds: 200,
+  },
+  {
+    name: 'corruption',
+    script: 'corruption',
+    children: [],
+    needs: ['src/core/session/sessionLog.ts'],
+    limitSeconds: 90,
+  },
+  {
+    name: 'disk-full',
+    script: 'diskFull',
+    children: [],
+    needs: ['src/core/session/sessionLog.ts', 'src/core/session/sessionIndex.ts'],
+    limitSeconds: 60,
+  },
+  {
+    name: 'two-writers',
+    script: 'twoWriters',
+    children: ['lockHolder'],
+    needs: ['src/core/storage/sessionLock.ts'],
+    limitSeconds: 60,
+  },
+  {
+    name: 'endpoint faults',
+    script: 'endpointFaults',
+    children: [],
+    needs: [
+      'src/core/agent/agentLoop.ts',
+      'src/core/agent/compactionRunner.ts',
+      'src/core/llm/openaiChatClient.ts',
+      'test/support/scriptedEndpoint.ts',
+    ],
+    limitSeconds: 120,
+  },
+  {
+    name: 'xss',
+    script: 'xss',
+    module: true,
+    children: [],
+    needs: ['test/support/xssPayloads.ts', 'test/ui/panelPreview.mjs'],
+    limitSeconds: 120,
+  },
+  {
+    name: 'secrets',
+    script: 'secrets',
+    children: [],
+    needs: ['src/core/agent/agentLoop.ts', 'src/core/llm/openaiChatClient.ts', 'test/support/scriptedEndpoint.ts'],
+    limitSeconds: 90,
+  },
+  {
+    name: 'path safety',
+    script: 'pathSafety',
+    children: [],
+    needs: ['src/core/tools/pathSafety.ts', 'src/core/tools/fileTools.ts'],
+    limitSeconds: 60,
+  },
+];
+
+async function bundle(family) {
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [family.script, ...family.children].map((name) => `test/faults/${name}.ts`),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outdir,
+    // Dependencies stay in node_modules (required at run time): playwright-core and openai load files dynamically.
+    packages: 'external',
+    sourcemap: 'inline',
+    logLevel: 'silent',
+  });
+}
+
+function runScript(family) {
+  return new Promise((resolve) => {
+    const entry = family.module
+      ? path.join(root, 'test/faults', `${family.script}.mjs`)
+      : path.join(outdir, `${family.script}.js`);
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+      cwd: root,
+      env: { ...process.env, FAULTS_DIST: outdir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      stderr += `\n(stopped after ${family.limitSeconds} s)`;
+      child.kill('SIGKILL');
+    }, family.limitSeconds * 1000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const lines = stdout.trim().split('\n').filter(Boolean);
+      resolve({
+        ok: code === 0 && lines.length > 0,
+        line: lines.at(-1) ?? `${family.name}: no result (exit ${code})`,
+        stderr,
+      });
+    });
+  });
+}
+
+async function runFamily(family) {
+  const missing = family.needs.filter((file) => !existsSync(path.join(root, file)));
+  if (missing.length > 0)
+    return { ok: false, line: `${family.name}: not run, missing ${missing.join(', ')}`, stderr: '' };
+  try {
+    if (!family.module) await bundle(family);
+  } catch (error) {
+    const text =
+      error.errors
+        ?.map((item) => `${item.location?.file ?? ''}:${item.location?.line ?? ''} ${item.text}`)
+        .join('\n') ?? String(error);
+    return { ok: false, line: `${family.name}: could not be built`, stderr: text };
+  }
+  return runScript(family);
+}
+
+const only = process.argv.slice(2);
+const selected =
+  only.length > 0 ? FAMILIES.filter((family) => only.includes(family.script) || only.includes(family.name)) : FAMILIES;
+let passed = 0;
+let failed = 0;
+const started = Date.now();
+for (const family of selected) {
+  const familyStart = Date.now();
+  const result = await runFamily(family);
+  const seconds = ((Date.now() - familyStart) / 1000).toFixed(1);
+  console.log(`${result.ok ? 'PASS' : 'FAIL'} ${result.line}  (${seconds} s)`);
+  if (!result.ok) {
+    const detail = result.stderr.trim().split('\n').slice(-30);
+    for (const line of detail) if (line) console.log(`     ${line}`);
+  }
+  if (result.ok) passed++;
+  else failed++;
+}
+console.log(`${passed} passed, ${failed} failed  (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+rmSync(outdir, { recursive: true, force: true });
+process.exitCode = failed > 0 ? 1 : 0;
