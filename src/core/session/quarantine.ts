@@ -27,7 +27,26 @@ export async function quarantineLines(io: FileIo, logFile: string, lines: readon
       ...(exact ? {} : { base64: bad.raw.toString('base64') }),
     });
   });
-  await io.appendDurable(quarantinePath(logFile), `${records.join('\n')}\n`);
+  const file = quarantinePath(logFile);
+  await dropTornRecord(io, file);
+  await io.appendDurable(file, `${records.join('\n')}\n`);
+}
+
+/**
+ * A record cut short by an earlier failed write (full disk) is only a partial copy: quarantine is written
+ * before the log is cleaned, so its line is still in the log and is quarantined again now. Cutting the
+ * fragment keeps every record readable and loses nothing.
+ */
+async function dropTornRecord(io: FileIo, file: string): Promise<void> {
+  let bytes: Buffer;
+  try {
+    bytes = await io.readFile(file);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return;
+  await io.truncate(file, bytes.lastIndexOf(0x0a) + 1);
 }
 
 /** Number of records in the quarantine file (0 when there is none). */

@@ -57,15 +57,36 @@ export function resolveLexically(raw: string, roots: readonly string[], platform
   return { absolute, relative, root };
 }
 
-async function realpathOfNearest(absolute: string, api: PathApi): Promise<string> {
-  // Files about to be created do not exist yet: resolve the nearest existing ancestor instead.
+/** Where a dangling symbolic link points (absolute), or undefined when the path is not a symbolic link. */
+async function danglingLinkTarget(path: string, api: PathApi): Promise<string | undefined> {
+  try {
+    if (!(await fs.lstat(path)).isSymbolicLink()) return undefined;
+    return api.resolve(api.dirname(path), await fs.readlink(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Symbolic links followed while resolving one path before it is refused as a loop (as the kernel's ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+class SymlinkLoopError extends Error {}
+
+async function realpathOfNearest(absolute: string, api: PathApi, hops = 0): Promise<string> {
+  // Files about to be created do not exist yet: resolve the nearest existing ancestor instead. A dangling
+  // link is not "about to be created": writing through it lands wherever it points, so follow its target.
   const rest: string[] = [];
   let current = absolute;
   for (;;) {
     try {
       const real = await fs.realpath(current);
-      return rest.length === 0 ? real : api.join(real, ...rest.reverse());
+      return rest.length === 0 ? real : api.join(real, ...[...rest].reverse());
     } catch {
+      const target = await danglingLinkTarget(current, api);
+      if (target !== undefined) {
+        if (hops >= MAX_LINK_HOPS) throw new SymlinkLoopError();
+        return realpathOfNearest(rest.length === 0 ? target : api.join(target, ...[...rest].reverse()), api, hops + 1);
+      }
       const parent = api.dirname(current);
       if (parent === current) return absolute;
       rest.push(api.basename(current));
@@ -78,7 +99,13 @@ async function realpathOfNearest(absolute: string, api: PathApi): Promise<string
 export async function resolveSafely(raw: string, roots: readonly string[], platform: NodeJS.Platform = process.platform): Promise<ResolvedPath> {
   const resolved = resolveLexically(raw, roots, platform);
   const api = pathApi(platform);
-  const real = await realpathOfNearest(resolved.absolute, api);
+  let real: string;
+  try {
+    real = await realpathOfNearest(resolved.absolute, api);
+  } catch (error) {
+    if (error instanceof SymlinkLoopError) refuse(raw, 'it goes through a loop of symbolic links');
+    throw error;
+  }
   const realRoots = await Promise.all(roots.map((root) => realpathOfNearest(root, api)));
   if (!realRoots.some((root) => isInside(root, real, platform))) {
     refuse(raw, 'it resolves (through a symbolic link) to a location outside the workspace folders');
