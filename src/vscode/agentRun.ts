@@ -101,7 +101,9 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   for (const note of session.takeNotes()) stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
   try {
     const registry = new ToolRegistry();
-    for (const tool of externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS)) registry.addExternal(tool);
+    if (configuration.settings.tools.includeVsCodeTools) {
+      for (const tool of externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS)) registry.addExternal(tool);
+    }
     const workspace = vscodeWorkspaceAccess(changeConfirmation(configuration));
     const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots() });
     session.useRequestShape(registry.definitions(), systemPrompt);

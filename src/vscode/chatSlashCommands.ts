@@ -63,7 +63,7 @@ export async function contextCommand(input: SlashCommandInput): Promise<void> {
       row('Free', view.breakdown.free),
       `| Reserved for output | ${view.reserved.toLocaleString('en-US')} | (not usable) |`,
       '',
-      `Auto-compaction is ${view.autoCompaction ? 'on' : 'off'}.`,
+      `${session.tools.length} tool definitions are sent with every request. Auto-compaction is ${view.autoCompaction ? 'on' : 'off'}.`,
     ].join('\n'),
   );
   stream.button({ command: 'compactionAgent.showBudget', title: 'Open Context & Compaction panel' });

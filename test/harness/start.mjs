@@ -31,7 +31,16 @@ function onPath(command) {
 /** Settings that point the extension at the scripted endpoint (demo mode). */
 function demoSettings(endpoint) {
   if (!endpoint) return {};
-  return { 'compactionAgent.endpoint.baseUrl': endpoint.url, 'compactionAgent.endpoint.model': 'demo-model' };
+  // A small window so pruning and compaction happen within a few requests, where you can watch them.
+  return {
+    'compactionAgent.endpoint.baseUrl': endpoint.url,
+    'compactionAgent.endpoint.model': 'demo-model',
+    'compactionAgent.context.windowTokens': 24000,
+    'compactionAgent.compaction.keepRecentTokens': 4000,
+    'compactionAgent.pruning.protectTokens': 4000,
+    'compactionAgent.pruning.minimumTokens': 1000,
+    'compactionAgent.tools.includeVsCodeTools': false,
+  };
 }
 
 /** Resolves on Ctrl+C or SIGTERM. */

@@ -20,11 +20,23 @@ export interface Candidate {
   kind: 'entry' | 'pinned';
 }
 
-function toolMessage(result: ToolResultEntry, kind: Candidate['kind'], pruned: ReadonlySet<string>): ContextItem {
+function toolMessage(result: ToolResultEntry, wireId: string, kind: Candidate['kind'], pruned: ReadonlySet<string>): ContextItem {
   if (pruned.has(result.id)) {
-    return { message: { role: 'tool', tool_call_id: result.toolCallId, content: prunePlaceholder(result) }, kind: 'placeholder', entryId: result.id, pruned: true };
+    return { message: { role: 'tool', tool_call_id: wireId, content: prunePlaceholder(result) }, kind: 'placeholder', entryId: result.id, pruned: true };
   }
-  return { message: { role: 'tool', tool_call_id: result.toolCallId, content: result.content }, kind, entryId: result.id };
+  return { message: { role: 'tool', tool_call_id: wireId, content: result.content }, kind, entryId: result.id };
+}
+
+/**
+ * Some servers number calls per response (llama.cpp, Ollama: "call_0"), so ids repeat across turns or even
+ * within one message. Results are paired by position (the next unused result with that id), and a repeated
+ * id gets a unique suffix on the wire, on the call and its result alike, so every provider accepts it.
+ */
+function wireIdFor(id: string, used: Set<string>): string {
+  let wireId = id;
+  for (let n = 2; used.has(wireId); n++) wireId = `${id}_${n}`;
+  used.add(wireId);
+  return wireId;
 }
 
 function resultIndex(sequence: readonly Candidate[]): Map<string, number[]> {
@@ -45,23 +57,21 @@ function assistantItems(
   sequence: readonly Candidate[],
   state: { results: Map<string, number[]>; consumed: Set<number>; answered: Set<string>; pruned: ReadonlySet<string> },
 ): ContextItem[] {
-  // A call id already used earlier would make its result ambiguous; providers reject duplicates, so drop the repeat.
-  const calls = entry.toolCalls.filter((call, i) => !state.answered.has(call.id) && entry.toolCalls.findIndex((other) => other.id === call.id) === i);
+  const calls = entry.toolCalls.map((call) => ({ call, wireId: wireIdFor(call.id, state.answered) }));
   const hasText = entry.text.trim() !== '';
   if (!hasText && calls.length === 0) return [];
-  const toolCalls: ChatToolCall[] = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  const toolCalls: ChatToolCall[] = calls.map(({ call, wireId }) => ({ id: wireId, type: 'function', function: { name: call.name, arguments: call.arguments } }));
   const items: ContextItem[] = [
     { message: { role: 'assistant', content: hasText ? entry.text : null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, kind, entryId: entry.id },
   ];
-  for (const call of calls) {
-    state.answered.add(call.id);
+  for (const { call, wireId } of calls) {
     const next = (state.results.get(call.id) ?? []).find((i) => i > at && !state.consumed.has(i));
     const candidate = next === undefined ? undefined : sequence[next];
     if (next !== undefined && candidate?.entry.type === 'toolResult') {
       state.consumed.add(next);
-      items.push(toolMessage(candidate.entry, candidate.kind, state.pruned));
+      items.push(toolMessage(candidate.entry, wireId, candidate.kind, state.pruned));
     } else {
-      items.push({ message: { role: 'tool', tool_call_id: call.id, content: CANCELLED_RESULT }, kind: 'synthetic', entryId: entry.id });
+      items.push({ message: { role: 'tool', tool_call_id: wireId, content: CANCELLED_RESULT }, kind: 'synthetic', entryId: entry.id });
     }
   }
   return items;

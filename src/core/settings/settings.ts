@@ -42,6 +42,8 @@ export interface Settings {
     commandTimeoutSeconds: number;
     /** Ask before the agent writes a file or runs a command. */
     requireConfirmation: boolean;
+    /** Offer VS Code's tools (vscode.lm.tools, MCP servers included) next to the built-in ones. */
+    includeVsCodeTools: boolean;
   };
   statusBar: {
     warningPercent: number;
@@ -90,6 +92,7 @@ export const SETTING_SPECS = {
   'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
   'tools.requireConfirmation': { kind: 'boolean', default: true },
+  'tools.includeVsCodeTools': { kind: 'boolean', default: true },
   'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
   'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
 } as const satisfies Record<string, SettingSpec>;
@@ -202,6 +205,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       outputMaxLines: get('tools.outputMaxLines'),
       commandTimeoutSeconds: get('tools.commandTimeoutSeconds'),
       requireConfirmation: get('tools.requireConfirmation'),
+      includeVsCodeTools: get('tools.includeVsCodeTools'),
     },
     statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
   };

@@ -59,9 +59,13 @@ function argumentsFor(request: RecordedRequest, tool: string, wanted: Record<str
 
 /** The test file the user named, or a default. */
 function targetFile(messages: WireMessage[]): string {
-  const mention = messages.map(text).join('\n').match(/[\w./-]+\.(?:test|spec)\.[jt]s/);
-  return mention?.[0] ?? 'test/math.test.ts';
+  const mention = messages.map(text).join('\n').match(/[\w./-]+\.(?:test|spec)\.[cm]?[jt]s/);
+  return mention?.[0] ?? 'test/slugify.test.mjs';
 }
+
+/** The sample workspace's bug and its fix, so the demo changes real code when it runs there. */
+const SLUGIFY_BUG = ".replace(/^-+/, '');";
+const SLUGIFY_FIX = ".replace(/^-+|-+$/g, '');";
 
 /** First line of the file as read back, that an assertion lives on; the edit targets it. */
 function assertionLine(toolOutputs: string[]): string | undefined {
@@ -77,22 +81,30 @@ const SUMMARY = `${DEMO_LABEL} Summary of the conversation so far
 ## Goal
 Fix the failing unit test the user pointed at, without changing the public API.
 
+## Constraints and preferences
+- Fix the implementation, not the test: the test matches the documented slug rules.
+- Keep the change minimal; no new dependencies.
+
 ## Progress
+### Done
 - Read the failing test file and the implementation it exercises.
-- Searched the code base for the function under test and its callers.
-- Ran the test suite: one assertion failed because of an off-by-one in the range check.
-- Edited the implementation to use an inclusive upper bound.
+- Searched the workspace for the function under test and the documented rules.
+- Ran the test suite: the trailing-punctuation case failed because trailing dashes were never trimmed.
+- Edited the implementation to trim dashes at both ends.
+### In progress
+- Confirming that the whole suite passes after the edit.
+### Blocked
+- Nothing.
 
 ## Key decisions
-- Fix the implementation rather than the test: the test matches the documented behaviour.
-
-## Files
-- Read: the failing test file, the implementation file.
-- Modified: the implementation file.
+- Trim with one regular expression for both ends instead of a second replace call.
 
 ## Next steps
 - Re-run the test suite and confirm that everything passes.
-- Report the fix to the user.`;
+- Report the fix to the user.
+
+## Critical context
+- The slug rules live in docs/slug-rules.md; the tests run with \`npm test\` (node --test).`;
 
 function nextToolStep(request: RecordedRequest, messages: WireMessage[], stepIndex: number, toolOutputs: string[]): ScriptStep {
   const file = targetFile(messages);
@@ -106,14 +118,19 @@ function nextToolStep(request: RecordedRequest, messages: WireMessage[], stepInd
     case 0:
       return toolCalls([call('read_file', { path: file })], { text: say(`Let me look at ${file} first.`) });
     case 1:
-      return toolCalls([call('search_text', { pattern: 'function|export' })], {
-        text: say('Now I will find the code this test exercises.'),
+      return toolCalls([call('search_text', { pattern: 'replace' })], {
+        text: say('Now I will find the code this test exercises and the documented rules.'),
       });
     case 2:
       return toolCalls([call('run_command', { command: 'npm test 2>&1 | head -400' })], {
         text: say('Running the test suite to see the failure output.'),
       });
     case 3: {
+      if (toolOutputs.some((output) => output.includes(SLUGIFY_BUG))) {
+        return toolCalls([call('edit_file', { path: 'src/slugify.mjs', oldText: SLUGIFY_BUG, newText: SLUGIFY_FIX })], {
+          text: say('The trailing dash is never trimmed: only leading dashes are removed. Fixing the regular expression.'),
+        });
+      }
       const line = assertionLine(toolOutputs) ?? 'expect(result).toBe(expected);';
       return toolCalls([call('edit_file', { path: file, oldText: line, newText: `${line} // checked by the demo endpoint` })], {
         text: say('The failure is an off-by-one; applying the fix.'),
@@ -124,7 +141,11 @@ function nextToolStep(request: RecordedRequest, messages: WireMessage[], stepInd
         text: say('Re-running the tests to confirm the fix.'),
       });
     default:
-      return reply(say(`The failing test in ${file} now passes: the range check used an exclusive upper bound. All other tests still pass.`));
+      return reply(
+        toolOutputs.some((output) => output.includes(SLUGIFY_BUG))
+          ? say(`Fixed: \`slugify\` now trims dashes at both ends (\`${SLUGIFY_FIX}\`), so the failing test in ${file} passes and the others still do.`)
+          : say(`The failing test in ${file} now passes: the range check used an exclusive upper bound. All other tests still pass.`),
+      );
   }
 }
 
