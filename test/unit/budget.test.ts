@@ -1,6 +1,6 @@
 // Budget arithmetic, context-window resolution and the proactive/after-step/reactive decisions.
 import { describe, expect, it } from 'vitest';
-import { computeBudget, decideAfterStep, decideBeforeCall, decideOnOverflowError, effectiveReserve, isContextOverflowError, shouldPrune, type BudgetBreakdown } from '../../src/core/budget/budget';
+import { computeBudget, decideAfterStep, decideBeforeCall, decideOnOverflowError, effectiveReserve, shouldPrune, type BudgetBreakdown } from '../../src/core/budget/budget';
 import { resolveContextWindow } from '../../src/core/budget/contextWindow';
 import { Calibration } from '../../src/core/tokens/calibration';
 
@@ -72,8 +72,5 @@ describe('decisions', () => {
     expect(decideAfterStep({ promptTokens: 9_000, completionTokens: 500 }, budget, settings)).toBe('ok');
     expect(decideOnOverflowError(0)).toBe('compact-and-retry');
     expect(decideOnOverflowError(1)).toBe('fail');
-    expect(isContextOverflowError("This model's maximum context length is 8192 tokens")).toBe(true);
-    expect(isContextOverflowError('x', 'context_length_exceeded')).toBe(true);
-    expect(isContextOverflowError('rate limit exceeded')).toBe(false);
   });
 });

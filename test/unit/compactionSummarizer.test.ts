@@ -63,7 +63,9 @@ describe('summarize', () => {
     expect(result.summary.startsWith(GOOD)).toBe(true);
     expect(result.summary).toContain('## Files\n### Read\n- c0.ts\n- c1.ts\n### Modified\n- src/sel.ts');
     expect(result.summary).toContain('## Last user request\nPort user-message-selector.ts to the theme API.');
-    expect(result.summary).toContain('## Pinned messages\n[user]\nPort user-message-selector.ts');
+    // Pinned messages are re-sent verbatim by the context builder: the appendix only references them.
+    expect(result.summary).toContain('## Pinned messages\n- kept verbatim after this summary: [user] Port user-message-selector.ts to the theme API.');
+    expect(result.summary).not.toContain('## Pinned messages\n[user]');
     const prompt = calls[0]!.messages.map((message) => message.content).join('\n');
     expect(prompt).toContain('Focus on the TODOs');
     expect(prompt).toContain('chars omitted');

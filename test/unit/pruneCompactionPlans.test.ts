@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { planPrune } from '../../src/core/budget/prunePlan';
-import { contextSpan, prunedIds } from '../../src/core/budget/pathState';
+import { contextSpan } from '../../src/core/budget/pathState';
+import { prunedToolResultIds as prunedIds } from '../../src/core/context/contextMarkers';
 import { planCompaction } from '../../src/core/compaction/cutPlan';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../../src/core/compaction/compactionGuards';
 import type { SessionEntry } from '../../src/core/session/entries';

@@ -144,19 +144,3 @@ export type OverflowDecision = 'compact-and-retry' | 'fail';
 export function decideOnOverflowError(retriesSoFar: number): OverflowDecision {
   return retriesSoFar < 1 ? 'compact-and-retry' : 'fail';
 }
-
-const OVERFLOW_PATTERNS: readonly RegExp[] = [
-  /context[_ ]length[_ ]exceeded/i,
-  /maximum context length/i,
-  /context window/i,
-  /prompt is too long/i,
-  /too many (input )?tokens/i,
-  /exceeds? the (model'?s? )?(context|max(imum)? input)/i,
-  /input (is )?too long/i,
-];
-
-/** Recognizes the context-overflow errors of OpenAI, Azure, OpenRouter, vLLM, llama.cpp and Ollama. */
-export function isContextOverflowError(message: string, code?: string | null): boolean {
-  if (code === 'context_length_exceeded') return true;
-  return OVERFLOW_PATTERNS.some((pattern) => pattern.test(message));
-}

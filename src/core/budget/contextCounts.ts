@@ -1,10 +1,13 @@
 // Counts the context a path sends, by budget part, and finds the last reported usage to anchor the estimate on.
-import type { ChatToolDefinition } from '../context/chatMessage';
+import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
 import { buildContext, type BuildContextOptions } from '../context/contextBuilder';
 import type { SessionEntry } from '../session/entries';
+import { sameTokenizer } from '../tokens/encoding';
 import type { EntryCounts } from '../tokens/entryTokens';
+import { PathCountMap } from '../tokens/pathCounts';
 import type { TokenCounter } from '../tokens/tokenCounter';
 import type { BudgetBreakdown } from './budget';
+import { addItems, changedBefore, extendContext, rememberContext, type BodyState } from './contextMemo';
 
 /** Tokens priming the assistant's reply, once per request. */
 const REPLY_PRIMING = 3;
@@ -20,10 +23,51 @@ export interface ContextCountOptions extends BuildContextOptions {
 }
 
 /**
+ * A usage report anchors our count only when it is in our tokenizer's units: a report from another
+ * model family (a session imported from Claude, counted for gpt-4o) would mix two tokenizers in
+ * `used`, so it is ignored. Reports without a model (older entries) are trusted.
+ */
+function reportOf(entry: SessionEntry | undefined, counter: TokenCounter): number | undefined {
+  if (entry?.type !== 'assistant' || !entry.usage || entry.usage.promptTokens <= 0) return undefined;
+  if (entry.model !== undefined && !sameTokenizer(entry.model, counter.modelId)) return undefined;
+  return entry.usage.promptTokens;
+}
+
+/** The system prompt repeats on every step: counted once per counter and text. */
+const systemCounts = new WeakMap<TokenCounter, Map<string, number>>();
+
+function countSystem(counter: TokenCounter, options: BuildContextOptions): number {
+  if (options.systemPrompt === undefined) return 0;
+  const message: ChatMessage = { role: options.systemRole ?? 'system', content: options.systemPrompt };
+  const key = `${message.role}\u0000${options.systemPrompt}`;
+  let known = systemCounts.get(counter);
+  if (!known) {
+    known = new Map();
+    systemCounts.set(counter, known);
+  }
+  let tokens = known.get(key);
+  if (tokens === undefined) {
+    if (known.size >= 8) known.clear();
+    tokens = counter.countMessage(message);
+    known.set(key, tokens);
+  }
+  return tokens;
+}
+
+function finish(state: BodyState, system: number, tools: number, changed: boolean): ContextCounts {
+  const fixed = system + tools + REPLY_PRIMING;
+  const breakdown: BudgetBreakdown = { system, tools, summary: state.summary, messages: REPLY_PRIMING + state.messages, toolResults: state.toolResults };
+  const lastReport = state.report && !changed ? { promptTokens: state.report.promptTokens, countedPrompt: fixed + state.report.before } : null;
+  return { breakdown, lastReport };
+}
+
+/**
  * Counts exactly the messages buildContext sends, by part. Entry messages come from the per-entry
  * counts (counted once); only the system prompt, summary and synthetic repairs are counted here.
  * The estimate anchors on the newest assistant usage report when nothing was pruned or compacted
- * after it (else the report describes a different prompt and cannot be extended).
+ * after it (else the report describes a different prompt and cannot be extended). When `counts`
+ * come from countPath for this same path, the settled part of the previous turn's context is reused
+ * and only the entries since are repaired and summed (a prune, pin or compaction rebuilds it).
  */
 export function countContext(
   path: readonly SessionEntry[],
@@ -31,41 +75,20 @@ export function countContext(
   counter: TokenCounter,
   options: ContextCountOptions = {},
 ): ContextCounts {
-  const built = buildContext(path, options);
-  const breakdown: BudgetBreakdown = { system: 0, tools: counter.countTools(options.tools ?? []), summary: 0, messages: REPLY_PRIMING, toolResults: 0 };
-  const usageAt = reportsById(path);
-  let lastReport: ContextCounts['lastReport'] = null;
-  for (const item of built.items) {
-    const report = item.entryId !== undefined && item.kind === 'entry' ? usageAt.get(item.entryId) : undefined;
-    if (report !== undefined) lastReport = { promptTokens: report, countedPrompt: total(breakdown) };
-    const cached = item.entryId === undefined ? undefined : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
-    const tokens = item.kind === 'synthetic' || cached === undefined ? counter.countMessage(item.message) : cached;
-    if (item.kind === 'system') breakdown.system += tokens;
-    else if (item.kind === 'summary') breakdown.summary += tokens;
-    else if (item.message.role === 'tool') breakdown.toolResults += tokens;
-    else breakdown.messages += tokens;
+  const system = countSystem(counter, options);
+  const tools = counter.countTools(options.tools ?? []);
+  const isReport = (entry: SessionEntry): boolean => reportOf(entry, counter) !== undefined;
+  const view = counts.full instanceof PathCountMap && counts.full.path === path ? counts.full : undefined;
+  if (view) {
+    const reports = (entryId: string): number | undefined => reportOf(view.record(entryId)?.entry, counter);
+    const extended = extendContext(view, counts, counter, reports, isReport);
+    if (extended) return finish(extended.state, system, tools, extended.changed);
   }
-  if (lastReport && changedAfterLastReport(path)) lastReport = null;
-  return { breakdown, lastReport };
-}
-
-function total(breakdown: BudgetBreakdown): number {
-  return breakdown.system + breakdown.tools + breakdown.summary + breakdown.messages + breakdown.toolResults;
-}
-
-function reportsById(path: readonly SessionEntry[]): Map<string, number> {
-  const reports = new Map<string, number>();
-  for (const entry of path) {
-    if (entry.type === 'assistant' && entry.usage && entry.usage.promptTokens > 0) reports.set(entry.id, entry.usage.promptTokens);
-  }
-  return reports;
-}
-
-function changedAfterLastReport(path: readonly SessionEntry[]): boolean {
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'assistant' && entry.usage && entry.usage.promptTokens > 0) return false;
-    if (entry?.type === 'prune' || entry?.type === 'compaction') return true;
-  }
-  return false;
+  const byId = view ? undefined : new Map(path.map((entry) => [entry.id, entry]));
+  const reports = (entryId: string): number | undefined => reportOf(view ? view.record(entryId)?.entry : byId?.get(entryId), counter);
+  const items = buildContext(path).items;
+  const state: BodyState = { summary: 0, messages: 0, toolResults: 0, report: null };
+  addItems(state, items, counts, counter, reports);
+  if (view) rememberContext(view, items, counts, counter, reports, isReport);
+  return finish(state, system, tools, changedBefore(path, path.length, isReport));
 }

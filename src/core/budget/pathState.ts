@@ -1,9 +1,7 @@
-// What a session path means for the model: the messages in context since the latest compaction, pruned and pinned ids.
+// What a session path means for the model: the messages in context since the latest compaction (pruned/pinned ids: contextMarkers).
 import { splitAtLatestCompaction } from '../context/contextBuilder';
 import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-
-export { prunedToolResultIds as prunedIds, pinnedEntryIds as pinnedIds } from '../context/contextMarkers';
 
 export interface ContextSpan {
   /** The latest compaction on the path, or null. */

@@ -35,6 +35,10 @@ export interface PlanReport {
     turnPrefixEntryIds: string[];
     tokensToSummarize: number;
     tokensKept: number;
+    /** The cut was moved later so what is kept fits the post-compaction limit. */
+    shrunk: boolean;
+    /** What is kept fits that limit (false when even the last turn alone is bigger). */
+    fits: boolean;
   };
 }
 
@@ -77,6 +81,8 @@ export async function planReport(path: readonly SessionEntry[], options: PlanRep
       turnPrefixEntryIds: cut?.turnPrefixEntryIds ?? [],
       tokensToSummarize: cut?.tokensToSummarize ?? 0,
       tokensKept: cut?.tokensKept ?? 0,
+      shrunk: cut?.shrunk ?? false,
+      fits: cut?.fits ?? true,
     },
   };
 }

@@ -2,7 +2,8 @@
 import type { Settings } from '../settings/settings';
 import type { SessionEntry } from '../session/entries';
 import type { EntryCounts } from '../tokens/entryTokens';
-import { contextSpan, pinnedIds, prunedIds } from './pathState';
+import { pinnedEntryIds, prunedToolResultIds } from '../context/contextMarkers';
+import { contextSpan } from './pathState';
 
 export interface PrunePlan {
   /** Tool-result entry ids to mark, oldest first; empty when pruning is not worth it. */
@@ -28,8 +29,8 @@ export function planPrune(
 ): PrunePlan {
   if (!settings.enabled) return NOTHING;
   const { messages } = contextSpan(path);
-  const alreadyPruned = prunedIds(path);
-  const pinned = pinnedIds(path);
+  const alreadyPruned = prunedToolResultIds(path);
+  const pinned = pinnedEntryIds(path);
   const protectedTools = new Set(settings.protectedTools);
   let turns = 0;
   let seenOutput = 0;

@@ -1,5 +1,6 @@
 // Plans hard compaction: where to cut the context so the newest turns stay verbatim and the rest is summarized.
-import { contextSpan, prunedIds } from '../budget/pathState';
+import { contextSpan } from '../budget/pathState';
+import { prunedToolResultIds } from '../context/contextMarkers';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import type { EntryCounts } from '../tokens/entryTokens';
 import { validCuts } from './cutPoints';
@@ -99,7 +100,7 @@ export function planCompaction(path: readonly SessionEntry[], counts: EntryCount
   const { messages } = contextSpan(path);
   const n = messages.length;
   if (n < 2) return null;
-  const pruned = prunedIds(path);
+  const pruned = prunedToolResultIds(path);
   const suffix = new Array<number>(n + 1).fill(0);
   for (let i = n - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + entryCost(messages[i]!, counts, pruned);
   const valid = validCuts(messages);

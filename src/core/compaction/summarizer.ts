@@ -1,6 +1,6 @@
 // Writes a compaction summary with an injected model call: chunked input, validation, one corrective retry, appendix.
 import type { ChatMessage } from '../context/chatMessage';
-import { pinnedIds } from '../budget/pathState';
+import { pinnedEntryIds } from '../context/contextMarkers';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import type { TokenCounter } from '../tokens/tokenCounter';
@@ -66,10 +66,21 @@ function lastUserRequest(entries: readonly MessageEntry[]): string | null {
   return null;
 }
 
-/** Pinned messages that leave the context with this compaction, verbatim. */
-function pinnedTexts(path: readonly SessionEntry[], replaced: readonly MessageEntry[]): string[] {
-  const pinned = pinnedIds(path);
-  return replaced.filter((entry) => pinned.has(entry.id)).map(entryBlock);
+/**
+ * Pinned messages this compaction summarizes away. The context builder re-inserts them verbatim after
+ * the summary, so the appendix only names each by its first line: repeating the text sent it twice.
+ */
+function pinnedReferences(path: readonly SessionEntry[], replaced: readonly MessageEntry[]): string[] {
+  const pinned = pinnedEntryIds(path);
+  return replaced.filter((entry) => pinned.has(entry.id)).map((entry) => `kept verbatim after this summary: ${firstLine(entryBlock(entry))}`);
+}
+
+/** The first non-empty line after the block's role tag, shortened. */
+function firstLine(block: string): string {
+  const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const [tag = '', body] = lines;
+  const text = body !== undefined && /^\[[^\]]*\]$/.test(tag) ? `${tag} ${body}` : tag;
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 /**
@@ -103,7 +114,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
     if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
   }
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
-  const appendix = summaryAppendix({ files, lastUserRequest: lastUserRequest([...replaced, ...prefix]), pinned: pinnedTexts(input.path, [...replaced, ...prefix]) });
+  const appendix = summaryAppendix({ files, lastUserRequest: lastUserRequest([...replaced, ...prefix]), pinned: pinnedReferences(input.path, [...replaced, ...prefix]) });
   const summary = `${running ?? ''}\n\n${appendix}`;
   const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count })])];
   return { summary, turnPrefixSummary, files, problems: finalProblems, needsReview: finalProblems.length > 0 };

@@ -90,6 +90,7 @@ function list(items: readonly string[]): string {
 export interface AppendixInput {
   files: FileLedger;
   lastUserRequest: string | null;
+  /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
 }
 
@@ -99,7 +100,7 @@ export function summaryAppendix(input: AppendixInput): string {
     `${APPENDIX_HEADING}\n### Read\n${list(input.files.read)}\n### Modified\n${list(input.files.modified)}`,
     `## Last user request\n${input.lastUserRequest ?? '(none)'}`,
   ];
-  if (input.pinned.length > 0) sections.push(`## Pinned messages\n${input.pinned.join('\n\n')}`);
+  if (input.pinned.length > 0) sections.push(`## Pinned messages\n${list(input.pinned)}`);
   return sections.join('\n\n');
 }
 

@@ -52,6 +52,26 @@ function parseJson(raw: Buffer): { value: unknown } | { error: string } {
   }
 }
 
+function parseText(text: string): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return { error: 'not valid JSON' };
+  }
+}
+
+/** data[0, end) without the given (ascending, disjoint) byte ranges. */
+function withoutRanges(data: Buffer, end: number, ranges: ReadonlyArray<[number, number]>): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const [start, stop] of ranges) {
+    parts.push(data.subarray(from, start));
+    from = stop;
+  }
+  parts.push(data.subarray(from, end));
+  return Buffer.concat(parts);
+}
+
 function readHeader(data: Buffer, file: string, migrations: Readonly<Record<number, Migration>>): { header: SessionHeader; version: number; end: number } {
   const end = data.indexOf(NEWLINE);
   if (end < 0) throw new SessionReadError(`${file} has no complete session header line`);
@@ -70,9 +90,10 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
   const { header, version, end: headerEnd } = readHeader(data, file, migrations);
   const entries: SessionEntry[] = [];
   const corrupt: BadLine[] = [];
-  const clean: Buffer[] = [data.subarray(0, headerEnd)];
   const warnings: string[] = [];
   const seen = new Set<string>();
+  // Line ranges left out of the clean bytes (blank or corrupt); the clean copy is only built when there are any.
+  const skipped: Array<[number, number]> = [];
   let offset = headerEnd;
   let lineNumber = 1;
   let torn: BadLine | undefined;
@@ -84,23 +105,28 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
       warnings.push(`${file}: dropped an incomplete last line (${data.length - offset} bytes) left by an interrupted write`);
       break;
     }
-    const raw = data.subarray(offset, newline + 1);
     const lineStart = offset;
     offset = newline + 1;
-    if (raw.length === 1 || raw.subarray(0, raw.length - 1).toString('utf8').trim() === '') continue;
-    const parsed = parseJson(raw);
-    const checked = 'error' in parsed ? parsed : validateEntry(migrateLine(parsed.value as JsonRecord, version, migrations));
+    // Decoded once: the same text serves the blank check and JSON.parse.
+    const text = data.toString('utf8', lineStart, newline);
+    if (text.length === 0 || (text.charCodeAt(0) <= 0x20 && text.trim() === '')) {
+      skipped.push([lineStart, offset]);
+      continue;
+    }
+    const parsed = parseText(text);
+    const checked = 'error' in parsed ? parsed : validateEntry(version === SCHEMA_VERSION ? parsed.value : migrateLine(parsed.value as JsonRecord, version, migrations));
     let reason = 'error' in checked ? checked.error : undefined;
     if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${checked.entry.id}`;
     if (reason || !('entry' in checked)) {
-      corrupt.push({ line: lineNumber, offset: lineStart, raw, reason: reason ?? 'invalid entry' });
+      corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
       warnings.push(`${file}: line ${lineNumber} is corrupt (${reason ?? 'invalid entry'}) and was set aside`);
+      skipped.push([lineStart, offset]);
       continue;
     }
     seen.add(checked.entry.id);
     entries.push(checked.entry);
-    clean.push(raw);
   }
   const committedBytes = torn ? torn.offset : data.length;
-  return { header, fileVersion: version, entries, committedBytes, cleanBytes: Buffer.concat(clean), torn, corrupt, warnings };
+  const cleanBytes = skipped.length === 0 ? data.subarray(0, committedBytes) : withoutRanges(data, committedBytes, skipped);
+  return { header, fileVersion: version, entries, committedBytes, cleanBytes, torn, corrupt, warnings };
 }

@@ -1,7 +1,7 @@
 // A file-backed session: crash-safe appends (one write + fsync per entry), recovery on load, one writer at a time.
 import * as nodePath from 'node:path';
 import { BlobStore } from '../storage/blobStore';
-import { errorCode, nodeFileIo, type FileIo } from '../storage/fileIo';
+import { errorCode, nodeFileIo, type FileIo, type FileStat } from '../storage/fileIo';
 import { SessionLock, type LockOptions } from '../storage/sessionLock';
 import { SCHEMA_VERSION, type LeafEntry, type SessionEntry, type SessionHeader } from './entries';
 import { validateEntry } from './entryValidation';
@@ -44,6 +44,15 @@ async function readSessionFile(io: FileIo, file: string): Promise<Buffer> {
   }
 }
 
+/** Size and mtime, or undefined when they cannot be read (the caller then re-reads rather than trusts). */
+async function statOrUndefined(io: FileIo, file: string): Promise<FileStat | undefined> {
+  try {
+    return await io.stat(file);
+  } catch {
+    return undefined;
+  }
+}
+
 export class SessionLog {
   readonly tree: SessionTree;
   readonly blobs: BlobStore;
@@ -71,12 +80,17 @@ export class SessionLog {
   static async open(file: string, options: SessionLogOptions = {}): Promise<{ log: SessionLog; warnings: string[]; damage: LoadDamage }> {
     const io = options.io ?? nodeFileIo;
     const now = options.now ?? (() => new Date());
+    const before = await statOrUndefined(io, file);
     let parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
     let lock: SessionLock | undefined;
     if (!options.readOnly && options.lock !== false) {
       lock = await SessionLock.acquire(lockPath(file), parsed.header.id, io, options.lock ?? {});
-      // Re-read under the lock: the previous holder may have appended since the first read.
-      parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+      // The previous holder may have written since the first read: re-read under the lock unless size and
+      // mtime (taken before that read) are unchanged. Parsing twice was the bulk of the open time.
+      const after = await statOrUndefined(io, file);
+      if (!before || !after || before.size !== after.size || before.mtimeMs !== after.mtimeMs) {
+        parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+      }
     }
     try {
       const committed = options.readOnly ? parsed.committedBytes : await SessionLog.repair(io, file, parsed, now());

@@ -9,6 +9,7 @@ export interface CountCacheJSON {
   counts: Record<string, number>;
 }
 
+/** Persisted keys are `id|encoding|variant`; in memory each encoding+variant has its own map (no key building per lookup). */
 function cacheKey(entryId: string, encoding: EncodingName, variant: CountVariant): string {
   return `${entryId}|${encoding}|${variant}`;
 }
@@ -18,32 +19,49 @@ function cacheKey(entryId: string, encoding: EncodingName, variant: CountVariant
  * per encoding and variant, and a new turn costs only its new entries.
  */
 export class CountCache {
-  private readonly counts = new Map<string, number>();
+  private readonly tables = new Map<string, Map<string, number>>();
 
   get size(): number {
-    return this.counts.size;
+    let size = 0;
+    for (const table of this.tables.values()) size += table.size;
+    return size;
+  }
+
+  private table(encoding: EncodingName, variant: CountVariant): Map<string, number> {
+    const name = `${encoding}|${variant}`;
+    let table = this.tables.get(name);
+    if (!table) {
+      table = new Map();
+      this.tables.set(name, table);
+    }
+    return table;
   }
 
   get(entryId: string, encoding: EncodingName, variant: CountVariant): number | undefined {
-    return this.counts.get(cacheKey(entryId, encoding, variant));
+    return this.table(encoding, variant).get(entryId);
   }
 
   set(entryId: string, encoding: EncodingName, variant: CountVariant, tokens: number): void {
-    this.counts.set(cacheKey(entryId, encoding, variant), tokens);
+    this.table(encoding, variant).set(entryId, tokens);
   }
 
   /** Returns the cached count, or computes, stores and returns it. */
   getOrCount(entryId: string, encoding: EncodingName, variant: CountVariant, count: () => number): number {
-    const key = cacheKey(entryId, encoding, variant);
-    const cached = this.counts.get(key);
+    const table = this.table(encoding, variant);
+    const cached = table.get(entryId);
     if (cached !== undefined) return cached;
     const tokens = count();
-    this.counts.set(key, tokens);
+    table.set(entryId, tokens);
     return tokens;
   }
 
   toJSON(): CountCacheJSON {
-    return { version: 1, counts: Object.fromEntries(this.counts) };
+    const counts: Record<string, number> = {};
+    for (const [name, table] of this.tables) {
+      const [encoding, variant] = name.split('|') as [EncodingName, CountVariant];
+      for (const [entryId, tokens] of table) counts[cacheKey(entryId, encoding, variant)] = tokens;
+    }
+    return { version: 1, counts };
   }
 
   /**
@@ -56,9 +74,10 @@ export class CountCache {
     const record = json as { version?: unknown; counts?: unknown };
     if (record.version !== 1 || typeof record.counts !== 'object' || record.counts === null) return cache;
     for (const [key, value] of Object.entries(record.counts)) {
-      if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && key.split('|').length === 3) {
-        cache.counts.set(key, value);
-      }
+      const parts = key.split('|');
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || parts.length !== 3) continue;
+      const [entryId = '', encoding, variant] = parts;
+      if ((encoding === 'o200k_base' || encoding === 'cl100k_base') && (variant === 'full' || variant === 'pruned')) cache.set(entryId, encoding, variant, value);
     }
     return cache;
   }

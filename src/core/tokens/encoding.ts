@@ -41,3 +41,23 @@ export function encodingForModel(modelId: string): EncodingChoice {
   if (CL100K_PATTERNS.some((pattern) => pattern.test(id))) return { encoding: 'cl100k_base', exact: true };
   return { encoding: 'o200k_base', exact: false };
 }
+
+/** The vendor word a model id starts with ("claude", "llama", "qwen"), used to group non-OpenAI tokenizers. */
+function modelFamily(id: string): string {
+  return /^[a-z]+/.exec(id)?.[0] ?? id;
+}
+
+/**
+ * True when token counts reported for model `a` are in the same units as model `b`'s: the same model,
+ * two OpenAI models with the same encoding, or two non-OpenAI models of one vendor family (claude-opus
+ * and claude-sonnet share a tokenizer; Claude and gpt-4o do not).
+ */
+export function sameTokenizer(a: string, b: string): boolean {
+  const left = normalizeModelId(a);
+  const right = normalizeModelId(b);
+  if (left === right) return true;
+  const choiceA = encodingForModel(left);
+  const choiceB = encodingForModel(right);
+  if (choiceA.exact || choiceB.exact) return choiceA.exact && choiceB.exact && choiceA.encoding === choiceB.encoding;
+  return modelFamily(left) === modelFamily(right);
+}

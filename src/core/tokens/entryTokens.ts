@@ -1,9 +1,9 @@
 // Renders session entries as the chat messages they become, and counts them once each through the cache.
 import type { ChatMessage } from '../context/chatMessage';
 import type { MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
-import { isMessageEntry } from '../session/entries';
 import { prunePlaceholder } from '../context/contextMarkers';
 import type { CountCache, CountVariant } from './countCache';
+import { extendStore, PathCountMap, PathStore, standaloneStore } from './pathCounts';
 import type { TokenCounter } from './tokenCounter';
 import { IMAGE_TOKENS_ESTIMATE } from './tokenCounter';
 
@@ -55,17 +55,38 @@ export function countEntry(
 /** Per-entry counts the planners take: full tokens and pruned-placeholder tokens of tool results. */
 export interface EntryCounts {
   full: ReadonlyMap<string, number>;
+  /** Placeholders are counted lazily, on the first lookup of each (most tool results are never pruned). */
   pruned: ReadonlyMap<string, number>;
 }
 
-/** Counts every message entry on a path (cached entries cost nothing). */
-export function countPath(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): EntryCounts {
-  const full = new Map<string, number>();
-  const pruned = new Map<string, number>();
-  for (const entry of path) {
-    if (!isMessageEntry(entry)) continue;
-    full.set(entry.id, countEntry(entry, counter, cache, 'full'));
-    if (entry.type === 'toolResult') pruned.set(entry.id, countEntry(entry, counter, cache, 'pruned'));
+/** One store per count cache, encoding and path root: every path of a session shares its records. */
+const stores = new WeakMap<CountCache, Map<string, PathStore>>();
+
+function storeFor(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): PathStore {
+  const counters = {
+    full: (entry: MessageEntry) => countEntry(entry, counter, cache, 'full'),
+    pruned: (entry: ToolResultEntry) => countEntry(entry, counter, cache, 'pruned'),
+  };
+  let byRoot = stores.get(cache);
+  if (!byRoot) {
+    byRoot = new Map();
+    stores.set(cache, byRoot);
   }
-  return { full, pruned };
+  const key = `${counter.encoding}|${path[0]?.id ?? ''}`;
+  let store = byRoot.get(key);
+  if (!store) {
+    store = new PathStore(path[0], counters);
+    byRoot.set(key, store);
+  }
+  return extendStore(store, path) ? store : standaloneStore(path, counters);
+}
+
+/**
+ * Counts every message entry on a path. Each entry is tokenized once per cache (and encoding); the
+ * maps returned are views over a store shared by the session's paths, so a path that extends an
+ * already counted one costs only its new entries, not a walk over the whole path.
+ */
+export function countPath(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): EntryCounts {
+  const store = storeFor(path, counter, cache);
+  return { full: new PathCountMap(path, store, 'full'), pruned: new PathCountMap(path, store, 'pruned') };
 }

@@ -2,7 +2,7 @@
 import {
   COMPLETION_REQUEST_TOKEN_OVERHEAD,
   FUNCTION_CALL_METADATA_TOKEN_OVERHEAD,
-  countMessageTokens,
+  MESSAGE_TOKEN_OVERHEAD,
   estimateTokensInFunctions,
 } from 'gpt-tokenizer/functionCalling';
 import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
@@ -65,6 +65,11 @@ export class TokenCounter {
     private readonly count: CountText,
   ) {}
 
+  /** Role names repeat on every message: tokenized once each (same sum as countMessageTokens). */
+  private readonly roleTokens = new Map<string, number>();
+  /** Tool definitions are counted on every step with the same array: once per array. */
+  private readonly toolTokens = new WeakMap<readonly ChatToolDefinition[], number>();
+
   static async create(modelId: string): Promise<TokenCounter> {
     const choice = encodingForModel(modelId);
     const count = await sharedEncoding(choice.encoding);
@@ -78,8 +83,13 @@ export class TokenCounter {
 
   /** One message with its chat-format overhead; each tool call adds its name, arguments and call framing. */
   countMessage(message: ChatMessage): number {
-    const content = message.content ?? '';
-    let tokens = countMessageTokens({ role: message.role, content }, this.count);
+    let role = this.roleTokens.get(message.role);
+    if (role === undefined) {
+      role = this.count(message.role);
+      this.roleTokens.set(message.role, role);
+    }
+    // gpt-tokenizer's countMessageTokens: role + content + the per-message overhead (no name, no function role here).
+    let tokens = role + (message.content ? this.count(message.content) : 0) + MESSAGE_TOKEN_OVERHEAD;
     if (message.role === 'assistant' && message.tool_calls) {
       for (const call of message.tool_calls) {
         tokens += this.count(call.function.name) + this.count(call.function.arguments);
@@ -99,7 +109,12 @@ export class TokenCounter {
   /** The request's `tools` array as the model receives it (a TypeScript-like namespace of functions). */
   countTools(tools: readonly ChatToolDefinition[]): number {
     if (tools.length === 0) return 0;
-    return estimateTokensInFunctions(toFunctionDefinitions(tools), this.count);
+    let tokens = this.toolTokens.get(tools);
+    if (tokens === undefined) {
+      tokens = estimateTokensInFunctions(toFunctionDefinitions(tools), this.count);
+      this.toolTokens.set(tools, tokens);
+    }
+    return tokens;
   }
 
   /**

@@ -1,0 +1,173 @@
+// Per-entry counts of a path as O(1) views over a store shared by the paths of one session, so a new turn costs only its new entries.
+import type { AssistantEntry, MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+
+/** One entry as seen from its store's root: entries are immutable, so its depth and count never change. */
+export interface EntryRecord {
+  entry: SessionEntry;
+  /** Position on every root→leaf path through this entry (its depth below the store's root). */
+  index: number;
+  /** Tokens as sent in full (message entries only). */
+  full?: number;
+  /** Tokens of the pruned placeholder, counted on first use (tool results only). */
+  pruned?: number;
+  /** Message entries and tool results on the path up to and including this entry (for `size`). */
+  messages: number;
+  toolResults: number;
+}
+
+export interface EntryCounters {
+  full: (entry: MessageEntry) => number;
+  pruned: (entry: ToolResultEntry) => number;
+}
+
+/**
+ * Records of every entry counted under one root, plus memos other modules keep per path end (the
+ * context counts). Paths are verified as parentId chains before they extend a store, so a record's
+ * index is the same on every path that holds the entry.
+ */
+export class PathStore {
+  readonly records = new Map<string, EntryRecord>();
+  /** Assistant records by tool-call id, to spot a reused call id in O(1). */
+  readonly callOwners = new Map<string, EntryRecord[]>();
+  /** Free for path-keyed memos of other modules (e.g. context counts by path end id). */
+  readonly memos = new Map<string, unknown>();
+
+  constructor(
+    readonly root: SessionEntry | undefined,
+    private readonly counters: EntryCounters,
+  ) {}
+
+  add(entry: SessionEntry, index: number, previous: EntryRecord | undefined): EntryRecord {
+    const message = isMessageEntry(entry);
+    const record: EntryRecord = {
+      entry,
+      index,
+      full: message ? this.counters.full(entry) : undefined,
+      messages: (previous?.messages ?? 0) + (message ? 1 : 0),
+      toolResults: (previous?.toolResults ?? 0) + (entry.type === 'toolResult' ? 1 : 0),
+    };
+    this.records.set(entry.id, record);
+    if (entry.type === 'assistant') this.addCallOwner(entry, record);
+    return record;
+  }
+
+  prunedCount(record: EntryRecord): number | undefined {
+    if (record.entry.type !== 'toolResult') return undefined;
+    record.pruned ??= this.counters.pruned(record.entry);
+    return record.pruned;
+  }
+
+  private addCallOwner(entry: AssistantEntry, record: EntryRecord): void {
+    for (const call of entry.toolCalls) {
+      const owners = this.callOwners.get(call.id);
+      if (owners) owners.push(record);
+      else this.callOwners.set(call.id, [record]);
+    }
+  }
+}
+
+/** A path's counts (full or pruned variant) as a read-only map, answered from the store without copying. */
+export class PathCountMap implements ReadonlyMap<string, number> {
+  constructor(
+    readonly path: readonly SessionEntry[],
+    readonly store: PathStore,
+    private readonly variant: 'full' | 'pruned',
+    private readonly length: number = path.length,
+  ) {}
+
+  /** The record of `id` when that entry is on this path. */
+  record(id: string): EntryRecord | undefined {
+    const record = this.store.records.get(id);
+    if (!record || record.index >= this.length || this.path[record.index] !== record.entry) return undefined;
+    return record;
+  }
+
+  get(id: string): number | undefined {
+    const record = this.record(id);
+    if (!record) return undefined;
+    return this.variant === 'full' ? record.full : this.store.prunedCount(record);
+  }
+
+  has(id: string): boolean {
+    const record = this.record(id);
+    if (!record) return false;
+    return this.variant === 'full' ? record.full !== undefined : record.entry.type === 'toolResult';
+  }
+
+  get size(): number {
+    const last = this.length > 0 ? this.path[this.length - 1] : undefined;
+    const record = last ? this.record(last.id) : undefined;
+    if (!record) return 0;
+    return this.variant === 'full' ? record.messages : record.toolResults;
+  }
+
+  /** Iterating is O(path) (and counts every placeholder of the pruned variant): only reports do it. */
+  private snapshot(): Map<string, number> {
+    const map = new Map<string, number>();
+    for (let index = 0; index < this.length; index++) {
+      const entry = this.path[index];
+      const tokens = entry ? this.get(entry.id) : undefined;
+      if (entry && tokens !== undefined) map.set(entry.id, tokens);
+    }
+    return map;
+  }
+
+  forEach(callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void): void {
+    for (const [key, value] of this.snapshot()) callback(value, key, this);
+  }
+
+  entries(): MapIterator<[string, number]> {
+    return this.snapshot().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.snapshot().keys();
+  }
+
+  values(): MapIterator<number> {
+    return this.snapshot().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.snapshot().entries();
+  }
+}
+
+/**
+ * Extends the store with the entries of `path` it does not hold yet. Walks back from the leaf to the
+ * newest entry already recorded at the same position, checking the parentId chain on the way, so an
+ * appended turn costs O(new entries). Returns false when the path is not a chain the store can hold
+ * (the caller then counts it in a store of its own).
+ */
+export function extendStore(store: PathStore, path: readonly SessionEntry[]): boolean {
+  if (path.length > 0 && path[0] !== store.root) return false;
+  let anchor = path.length - 1;
+  while (anchor >= 0) {
+    const entry = path[anchor];
+    if (!entry) return false;
+    const record = store.records.get(entry.id);
+    if (record) {
+      if (record.entry !== entry || record.index !== anchor) return false;
+      break;
+    }
+    if (anchor > 0 && entry.parentId !== path[anchor - 1]?.id) return false;
+    anchor--;
+  }
+  let previous = anchor >= 0 ? store.records.get(path[anchor]?.id ?? '') : undefined;
+  for (let index = anchor + 1; index < path.length; index++) {
+    const entry = path[index];
+    if (entry) previous = store.add(entry, index, previous);
+  }
+  return true;
+}
+
+/** A store for an arbitrary entry list (not a chain): every entry recorded at its own position. */
+export function standaloneStore(path: readonly SessionEntry[], counters: EntryCounters): PathStore {
+  const store = new PathStore(path[0], counters);
+  let previous: EntryRecord | undefined;
+  path.forEach((entry, index) => {
+    previous = store.add(entry, index, previous);
+  });
+  return store;
+}

@@ -1,0 +1,87 @@
+// The manifest against the code: contributed commands match the registered ids, contributed settings match SETTING_SPECS.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SETTING_SPECS, SETTINGS_SECTION, type SettingSpec } from '../../src/core/settings/settings';
+
+const ROOT = join(__dirname, '..', '..');
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function contributes(): Record<string, unknown> {
+  const manifest: unknown = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  if (!isRecord(manifest) || !isRecord(manifest.contributes)) throw new Error('package.json has no contributes');
+  return manifest.contributes;
+}
+
+function manifestCommands(): string[] {
+  const commands = contributes().commands;
+  if (!Array.isArray(commands)) return [];
+  return commands.flatMap((entry: unknown) => (isRecord(entry) && typeof entry.command === 'string' ? [entry.command] : []));
+}
+
+/** COMMAND_IDS as written in paletteCommands.ts (that module imports vscode, so it is read, not imported). */
+function codeCommands(): string[] {
+  const source = readFileSync(join(ROOT, 'src/vscode/paletteCommands.ts'), 'utf8');
+  const block = /export const COMMAND_IDS = \[([\s\S]*?)\] as const;/.exec(source)?.[1];
+  if (block === undefined) throw new Error('COMMAND_IDS not found in paletteCommands.ts');
+  return [...block.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');
+}
+
+function manifestSettings(): Record<string, Record<string, unknown>> {
+  const configuration = contributes().configuration;
+  const sections: unknown[] = Array.isArray(configuration) ? configuration : [configuration];
+  const all: Record<string, Record<string, unknown>> = {};
+  for (const section of sections) {
+    if (!isRecord(section) || !isRecord(section.properties)) continue;
+    for (const [key, value] of Object.entries(section.properties)) if (isRecord(value)) all[key] = value;
+  }
+  return all;
+}
+
+/** What the manifest must say for a spec (the fields VS Code validates and shows). */
+function expectedSchema(spec: SettingSpec): Record<string, unknown> {
+  switch (spec.kind) {
+    case 'number':
+      return { default: spec.default, minimum: spec.minimum, maximum: spec.maximum };
+    case 'boolean':
+      return { type: 'boolean', default: spec.default };
+    case 'string':
+      return { type: 'string', default: spec.default };
+    case 'enum':
+      return { type: 'string', default: spec.default, enum: [...spec.values] };
+    case 'stringArray':
+      return { type: 'array', default: spec.default, items: { type: 'string' } };
+    case 'stringMap':
+      return { type: 'object', default: spec.default, additionalProperties: { type: 'string' } };
+  }
+}
+
+describe('manifest vs code', () => {
+  it('contributes exactly the commands paletteCommands registers', () => {
+    const declared = manifestCommands();
+    const registered = codeCommands();
+    expect(registered.length).toBeGreaterThan(0);
+    expect([...declared].sort()).toEqual([...registered].sort());
+    expect(new Set(declared).size).toBe(declared.length);
+  });
+
+  it(`contributes exactly the ${SETTINGS_SECTION}.* settings of SETTING_SPECS`, () => {
+    const declared = Object.keys(manifestSettings()).filter((key) => key.startsWith(`${SETTINGS_SECTION}.`));
+    const specified = Object.keys(SETTING_SPECS).map((key) => `${SETTINGS_SECTION}.${key}`);
+    expect(declared.sort()).toEqual(specified.sort());
+  });
+
+  it('declares each setting with the type, default, bounds and values the parser uses', () => {
+    const declared = manifestSettings();
+    for (const [key, spec] of Object.entries(SETTING_SPECS) as Array<[string, SettingSpec]>) {
+      const schema = declared[`${SETTINGS_SECTION}.${key}`] ?? {};
+      const expected = expectedSchema(spec);
+      const actual = Object.fromEntries(Object.keys(expected).map((field) => [field, schema[field]]));
+      expect({ key, ...actual }).toEqual({ key, ...expected });
+      if (spec.kind === 'number') expect(['number', 'integer'], key).toContain(schema.type);
+    }
+  });
+});
