@@ -4,6 +4,7 @@ import { modelSummarizer } from './core/compaction/modelSummarizer';
 import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';
 import { registerChatParticipant } from './vscode/chatParticipant';
+import { ChatReplies } from './vscode/chatReplies';
 import { CompactionPanel } from './vscode/compactionPanel';
 import { CompactionReview, type SummarizerSource } from './vscode/compactionReview';
 import { Configuration } from './vscode/configuration';
@@ -34,6 +35,8 @@ export interface ExtensionApi {
   statusBar: StatusBarController;
   configuration: Configuration;
   activation: ActivationTiming;
+  /** What the latest @agent replies showed in the Chat view. */
+  replies: ChatReplies;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -57,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const review = new CompactionReview(sessions, summarizerFor, showPanel);
   panel = new CompactionPanel({ extensionUri: context.extensionUri, backend: review, logger });
   const statusBar = new StatusBarController();
+  const replies = new ChatReplies();
   const updateStatusBar = (): void => statusBar.update(sessions.active?.budgetView(), configuration.settings.statusBar);
 
   context.subscriptions.push(
@@ -71,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     sessions.onDidChangeActive(updateStatusBar),
     keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
     vscode.lm.registerLanguageModelChatProvider(VENDOR, new EndpointModelProvider(endpoint, configuration)),
-    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel }),
+    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, showPanel }),
   );
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
@@ -82,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const done = performance.now();
   const activation = { totalMs: done - moduleLoadedAt, activateMs: done - activateStarted };
   logger.info(`Compaction Agent activated in ${activation.activateMs.toFixed(1)} ms.`);
-  return { sessions, review, panel, statusBar, configuration, activation };
+  return { sessions, review, panel, statusBar, configuration, activation, replies };
 }
 
 export function deactivate(): void {

@@ -4,6 +4,7 @@ import { runAgentRequest, renderModelError } from './agentRun';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import { compactCommand, contextCommand, pruneCommand } from './chatSlashCommands';
+import type { ChatReplies } from './chatReplies';
 import { sessionIdFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
@@ -22,6 +23,8 @@ export interface ParticipantDeps {
   review: CompactionReview;
   logger: Logger;
   showPanel: () => void;
+  /** Records what each reply showed (read back by the extension-host tests). */
+  replies: ChatReplies;
 }
 
 function titleFrom(prompt: string): string {
@@ -83,7 +86,8 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
 }
 
 export function registerChatParticipant(deps: ParticipantDeps): vscode.Disposable {
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, context, stream, token) => {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, context, shown, token) => {
+    const stream = deps.replies.record(request, shown);
     try {
       return await handle(deps, request, context, stream, token);
     } catch (error) {

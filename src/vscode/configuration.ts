@@ -8,6 +8,7 @@ export class Configuration implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private readonly reported = new Set<string>();
   private current: Settings;
+  private currentWarnings: string[] = [];
 
   /** Fires with the new settings after the user changed any of ours. */
   readonly onDidChangeSettings = this.changed.event;
@@ -25,9 +26,15 @@ export class Configuration implements vscode.Disposable {
     return this.current;
   }
 
+  /** Why the current values differ from what is set (one message per rejected or clamped value). */
+  get warnings(): readonly string[] {
+    return this.currentWarnings;
+  }
+
   private read(): Settings {
     const section = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const { settings, warnings } = parseSettings((key: SettingKey) => section.get(key));
+    this.currentWarnings = warnings.map((warning) => warning.message);
     for (const warning of warnings) {
       this.logger.warn(warning.message);
       if (this.reported.has(warning.message)) continue;

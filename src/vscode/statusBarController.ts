@@ -21,6 +21,7 @@ const LEVEL_BACKGROUNDS = {
 
 export class StatusBarController implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
+  private isShown = false;
 
   /** `priority` orders the item among other right-aligned items (higher = further left). */
   constructor(priority = 100) {
@@ -29,10 +30,21 @@ export class StatusBarController implements vscode.Disposable {
     this.item.command = SHOW_BUDGET_COMMAND;
   }
 
+  /** What the item shows now (read-only; for tests and the UI tier). */
+  get text(): string {
+    return this.item.text;
+  }
+
+  /** Whether update() last showed the item (it hides without an active session). */
+  get shown(): boolean {
+    return this.isShown;
+  }
+
   /** Shows the budget of the active session; undefined (no session) hides the item. */
   update(budget: BudgetView | undefined, thresholds: BudgetThresholds): void {
     if (!budget) {
       this.item.hide();
+      this.isShown = false;
       return;
     }
     this.item.text = budgetStatusText(budget);
@@ -43,6 +55,7 @@ export class StatusBarController implements vscode.Disposable {
     this.item.backgroundColor = LEVEL_BACKGROUNDS[budgetLevel(budget.percent, thresholds)];
     this.item.accessibilityInformation = { label: budgetAccessibilityLabel(budget), role: 'button' };
     this.item.show();
+    this.isShown = true;
   }
 
   dispose(): void {

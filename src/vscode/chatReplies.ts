@@ -1,0 +1,50 @@
+// Keeps the text of the latest @agent replies (markdown, progress lines, buttons) so tests and other extensions can read what the chat showed.
+import type * as vscode from 'vscode';
+
+/** What one @agent reply showed in the Chat view. */
+export interface ChatReply {
+  prompt: string;
+  command: string | undefined;
+  /** Every markdown part, concatenated. */
+  text: string;
+  progress: string[];
+  buttons: string[];
+}
+
+/** Only the newest replies are kept: this is a window onto the chat, not a second transcript. */
+const KEPT = 20;
+
+export class ChatReplies {
+  private readonly recent: ChatReply[] = [];
+
+  get last(): ChatReply | undefined {
+    return this.recent.at(-1);
+  }
+
+  get all(): readonly ChatReply[] {
+    return this.recent;
+  }
+
+  /** A stream that shows everything on `stream` and records its text. */
+  record(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream {
+    const reply: ChatReply = { prompt: request.prompt, command: request.command, text: '', progress: [], buttons: [] };
+    this.recent.push(reply);
+    if (this.recent.length > KEPT) this.recent.shift();
+    // The host's stream is a frozen object: derive from it and define the recording methods as own properties.
+    const recording: Partial<vscode.ChatResponseStream> = {
+      markdown: (value) => {
+        reply.text += typeof value === 'string' ? value : value.value;
+        stream.markdown(value);
+      },
+      progress: (value) => {
+        reply.progress.push(value);
+        stream.progress(value);
+      },
+      button: (command) => {
+        reply.buttons.push(command.title);
+        stream.button(command);
+      },
+    };
+    return Object.create(stream, Object.getOwnPropertyDescriptors(recording)) as vscode.ChatResponseStream;
+  }
+}

@@ -1,0 +1,71 @@
+// The budget status bar item through a session's life, and invalid settings: a warning naming the value, the default or clamp in effect.
+import * as assert from 'node:assert/strict';
+import { reply } from '../support/scriptedSteps';
+import { activeSession, agentApi } from './support/agentApi';
+import { newChatThread, sendChat } from './support/chatDriver';
+import { useScriptedEndpoint, type EndpointFixture } from './support/endpointFixture';
+import { logLines } from './support/workspaceFiles';
+
+describe('status bar', () => {
+  let endpoint: EndpointFixture | undefined;
+
+  afterEach(async () => {
+    await endpoint?.dispose();
+    endpoint = undefined;
+  });
+
+  it('shows an estimate (~) until the endpoint reports usage, and grows with the session', async () => {
+    endpoint = await useScriptedEndpoint([reply('Short answer without a usage report.', { usage: 'none' }), reply(`Long answer.\n${logLines('answer', 80)}`, { usage: 'auto' })]);
+    const api = await agentApi();
+    await newChatThread();
+    await sendChat('@agent first', endpoint.model);
+    assert.equal(api.statusBar.shown, true, 'the status bar item is hidden after a request');
+    const before = api.statusBar.text;
+    assert.match(before, /^\$\(pie-chart\) ~\d+% [\d.k]+\/[\d.k]+$/, `before any usage report: ${before}`);
+
+    await sendChat('@agent second, with a long answer', endpoint.model);
+    const after = api.statusBar.text;
+    assert.notEqual(after, before, 'the status bar did not change as the session grew');
+    assert.doesNotMatch(after, /~/, `still an estimate after a usage report: ${after}`);
+    const session = await activeSession();
+    const budget = session.budgetView();
+    assert.ok(budget && !budget.estimated);
+    assert.ok(after.includes(`${Math.round(budget.percent)}%`), `${after} does not show ${budget.percent}%`);
+  });
+});
+
+describe('invalid settings', () => {
+  let endpoint: EndpointFixture | undefined;
+
+  afterEach(async () => {
+    await endpoint?.dispose();
+    endpoint = undefined;
+  });
+
+  it('warns with the setting and the value used, and behaves with the clamped or default value', async () => {
+    const window = { 'context.windowTokens': 16000, 'context.maxOutputTokens': 256 };
+    endpoint = await useScriptedEndpoint([reply('one'), reply('two')], { ...window, 'compaction.reserveTokens': -5 });
+    const api = await agentApi();
+    assert.ok(
+      api.configuration.warnings.some((warning) => warning.includes('compactionAgent.compaction.reserveTokens') && warning.includes('-5') && warning.includes('using 1024')),
+      `warnings: ${api.configuration.warnings.join(' | ')}`,
+    );
+    assert.equal(api.configuration.settings.compaction.reserveTokens, 1024);
+    await newChatThread();
+    await sendChat('@agent hello', endpoint.model);
+    // Clamped to the minimum 1024: the usable budget is the window minus 1024.
+    assert.equal((await activeSession()).budgetView()?.usable, 16000 - 1024);
+    await endpoint.dispose();
+
+    endpoint = await useScriptedEndpoint([reply('three')], { ...window, 'compaction.reserveTokens': 'abc' });
+    assert.ok(
+      api.configuration.warnings.some((warning) => warning.includes('compactionAgent.compaction.reserveTokens') && warning.includes('"abc"') && warning.includes('using 16384')),
+      `warnings: ${api.configuration.warnings.join(' | ')}`,
+    );
+    assert.equal(api.configuration.settings.compaction.reserveTokens, 16384);
+    await newChatThread();
+    await sendChat('@agent hello again', endpoint.model);
+    // The default 16384 is capped at half the window, so half of it stays usable.
+    assert.equal((await activeSession()).budgetView()?.usable, 8000);
+  });
+});

@@ -1,0 +1,53 @@
+// Drives the real Chat view: sends `@agent` messages through the chat pipeline with our model, starts threads, cancels.
+import * as vscode from 'vscode';
+import type { ChatReply } from '../../../src/vscode/chatReplies';
+import { agentApi } from './agentApi';
+
+export const VENDOR = 'compaction-agent';
+
+/** What `workbench.action.chat.open` with blockOnResponse resolves to: the participant's ChatResult. */
+export interface SentChat {
+  result: vscode.ChatResult;
+  reply: ChatReply;
+}
+
+function asChatResult(value: unknown): vscode.ChatResult {
+  return typeof value === 'object' && value !== null ? value : {};
+}
+
+/** A fresh chat thread (the next message starts a new @agent session unless it names one). */
+export async function newChatThread(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.newChat');
+}
+
+/**
+ * Sends `query` as if typed into the Chat view with `modelId` picked, and resolves once the response is
+ * complete. Everything the reply showed is read back from the extension's reply recorder.
+ */
+export async function sendChat(query: string, modelId: string): Promise<SentChat> {
+  const api = await agentApi();
+  const before = api.replies.all.length === 0 ? undefined : api.replies.last;
+  const result: unknown = await vscode.commands.executeCommand('workbench.action.chat.open', {
+    query,
+    isPartialQuery: false,
+    modelSelector: { vendor: VENDOR, id: modelId },
+    blockOnResponse: true,
+  });
+  const reply = api.replies.last;
+  if (!reply || reply === before) throw new Error(`@agent did not answer "${query}" (result: ${JSON.stringify(result)})`);
+  return { result: asChatResult(result), reply };
+}
+
+/** Stops the request running in the Chat view (the stop button). */
+export async function cancelChat(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.cancel');
+}
+
+/** The session id and leaf the reply stored in ChatResult.metadata. */
+export function resultSession(result: vscode.ChatResult): { sessionId: string; leafId: string | null } | undefined {
+  const metadata: unknown = result.metadata;
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const record = metadata as Record<string, unknown>;
+  if (typeof record.sessionId !== 'string') return undefined;
+  return { sessionId: record.sessionId, leafId: typeof record.leafId === 'string' ? record.leafId : null };
+}
