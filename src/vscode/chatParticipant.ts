@@ -60,7 +60,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   const bound = await bindModel(request.model, deps.endpoint, deps.configuration);
   await session.useModel(bound.choice);
   await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
-  const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel };
+  const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, token };
   switch (request.command) {
     case 'compact':
       await compactCommand(input);

@@ -13,13 +13,25 @@ export interface SlashCommandInput {
   configuration: Configuration;
   review: CompactionReview;
   showPanel: () => void;
+  token: vscode.CancellationToken;
 }
 
 export async function compactCommand(input: SlashCommandInput): Promise<void> {
   const { session, stream, configuration, review } = input;
   const instructions = input.prompt.trim() || undefined;
   stream.progress(instructions ? `Summarizing older turns (focus: ${instructions})…` : 'Summarizing older turns…');
-  const pending = await review.propose(session, instructions, false);
+  const abort = new AbortController();
+  const subscription = input.token.onCancellationRequested(() => abort.abort());
+  let pending;
+  try {
+    pending = await review.propose(session, instructions, false, abort.signal);
+  } finally {
+    subscription.dispose();
+  }
+  if (abort.signal.aborted) {
+    stream.markdown('Compaction cancelled; nothing changed.');
+    return;
+  }
   if (!pending) {
     stream.markdown('Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
     return;

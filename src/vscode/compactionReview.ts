@@ -5,6 +5,7 @@ import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRu
 import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
 import type { CountingDeps } from '../core/agent/contextMeasure';
 import { pruneNow } from '../core/agent/pruneRunner';
+import { shrinkProblem } from '../core/compaction/compactionGuards';
 import type { CompactionEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
@@ -76,15 +77,21 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   }
 
   /** Proposes a compaction for review (or returns undefined with a notice when there is nothing to compact). */
-  async propose(session: AgentSession, instructions: string | undefined, auto: boolean): Promise<Pending | undefined> {
+  async propose(session: AgentSession, instructions: string | undefined, auto: boolean, signal?: AbortSignal): Promise<Pending | undefined> {
     const { summarize, modelId } = await this.summarizerFor(session);
     const deps = await this.deps(session);
     const proposal = await this.whileBusy('summarizing', () =>
-      proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(instructions ? { instructions } : {}), force: true }),
+      proposeCompaction(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}), force: true }),
     );
+    if (signal?.aborted) return undefined;
     if (!proposal) {
       this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
       return undefined;
+    }
+    const noShrink = shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
+    if (noShrink) {
+      proposal.problems = [...proposal.problems, noShrink];
+      proposal.needsReview = true;
     }
     this.pending = { id: `proposal-${++this.proposals}`, session, proposal, auto, modelId };
     this.notice = undefined;

@@ -6,6 +6,7 @@ import type { AgentEvent, CompactionReason, ReviewCompaction } from './agentEven
 import type { AgentLog } from './agentLog';
 import type { SummarizeFn } from './compactionRunner';
 import { applyCompaction, proposeCompaction } from './compactionRunner';
+import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/compactionGuards';
 import type { CountingDeps, MeasuredContext } from './contextMeasure';
 import { measureContext } from './contextMeasure';
 
@@ -30,6 +31,7 @@ function errorEvent(message: string, error?: ModelError): AgentEvent {
  */
 export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number): AsyncGenerator<AgentEvent, boolean> {
   if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return false;
+  if (!hasNewContentSinceCompaction(state.log.path())) return false;
   yield { type: 'compactionStart', reason };
   let proposal;
   try {
@@ -40,6 +42,12 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
     return false;
   }
   if (!proposal || state.signal.aborted) return false;
+  // A summary that does not make room would be applied again and again: stop with a clear error instead.
+  const noShrink = shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
+  if (noShrink) {
+    yield errorEvent(noShrink);
+    return false;
+  }
   const settings = state.deps.settings.compaction;
   let summary = proposal.summary;
   let edited = false;

@@ -1,0 +1,65 @@
+// Loop guards in the real agent loop: a compaction that would not make room is an error, never applied or repeated.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAgent } from '../../src/core/agent/agentLoop';
+import type { SummarizeFn } from '../../src/core/agent/compactionRunner';
+import { defaultSettings } from '../../src/core/settings/settings';
+import { ToolRegistry } from '../../src/core/tools/toolRegistry';
+import { collect, scriptedModel, tempSession, type TempSession } from '../support/agentFakes';
+import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
+
+let ws: TempWorkspace;
+let session: TempSession;
+
+beforeEach(async () => {
+  ws = tempWorkspace();
+  session = await tempSession();
+});
+
+afterEach(async () => {
+  await session.cleanup();
+  ws.cleanup();
+});
+
+/** A summarizer whose "summary" is longer than everything it replaces. */
+function bloatingSummarizer(calls: { count: number }): SummarizeFn {
+  return (request) => {
+    calls.count++;
+    const replaced = request.entries.map((entry) => ('text' in entry ? entry.text : '')).join(' ');
+    return Promise.resolve({ summary: `## Goal\n${replaced}\n${replaced}`, files: { read: [], modified: [] }, problems: [], needsReview: false });
+  };
+}
+
+describe('compaction guards in the loop', () => {
+  it('reports a compaction that would not shrink the context and appends no compaction entry', async () => {
+    for (let i = 0; i < 8; i++) {
+      await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
+      await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
+    }
+    const settings = defaultSettings();
+    settings.context.maxOutputTokens = 256;
+    settings.compaction.reserveTokens = 1024;
+    settings.compaction.keepRecentTokens = 1000;
+    const calls = { count: 0 };
+    const model = scriptedModel([{ text: 'ok' }, { text: 'ok' }]);
+    const events = await collect(
+      runAgent({
+        log: session.log,
+        model,
+        modelId: 'gpt-4o',
+        registry: new ToolRegistry(),
+        workspace: recordingAccess(ws.root).access,
+        settings,
+        contextWindow: 12_000,
+        counter: session.counter,
+        cache: session.cache,
+        summarize: bloatingSummarizer(calls),
+        signal: new AbortController().signal,
+        userText: 'and now?',
+      }),
+    );
+    const errors = events.flatMap((event) => (event.type === 'error' ? [event.message] : []));
+    expect(errors.some((message) => /did not shrink/.test(message))).toBe(true);
+    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+    expect(calls.count).toBeLessThanOrEqual(2);
+  });
+});
