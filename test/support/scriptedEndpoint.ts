@@ -133,6 +133,19 @@ async function perform(step: ScriptStep, response: ServerResponse, context: Wire
   }
 }
 
+/** Out-of-process tests read what the model was sent here (GET, JSON array) and clear it (DELETE). */
+export const REQUESTS_ROUTE = '/__scripted/requests';
+
+function answerRequestsRoute(method: string | undefined, requests: RecordedRequest[], response: ServerResponse): void {
+  if (method === 'GET') return sendJson(response, 200, requests);
+  if (method === 'DELETE') {
+    const cleared = requests.length;
+    requests.length = 0;
+    return sendJson(response, 200, { cleared });
+  }
+  sendJson(response, 405, { error: { message: `scripted endpoint: ${REQUESTS_ROUTE} takes GET or DELETE` } });
+}
+
 /** Starts the server on 127.0.0.1 (port 0 = any free port). */
 export async function startScriptedEndpoint(script: Script, options: ScriptedEndpointOptions = {}): Promise<ScriptedEndpoint> {
   const requests: RecordedRequest[] = [];
@@ -155,6 +168,10 @@ export async function startScriptedEndpoint(script: Script, options: ScriptedEnd
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const headers = headerRecord(request);
     const text = await readBody(request);
+    if (path === REQUESTS_ROUTE) {
+      answerRequestsRoute(request.method, requests, response);
+      return;
+    }
     if (options.apiKey !== undefined) {
       const given = headers['api-key'] ?? headers['authorization']?.replace(/^Bearer\s+/i, '');
       if (given !== options.apiKey) {

@@ -2,9 +2,10 @@
 import { startScriptedEndpoint } from './scriptedEndpoint';
 import type { Script } from './scriptedEndpoint';
 import { codingSession } from './scenarios/codingSession';
+import { uiSession } from './scenarios/uiSession';
 
 /** Scenarios by name; a static table so a bundler can include them. */
-const SCENARIOS: Record<string, Script> = { codingSession };
+const SCENARIOS: Record<string, Script> = { codingSession, uiSession };
 
 async function main(argv: string[]): Promise<void> {
   const [name = 'codingSession', portText = '0'] = argv;

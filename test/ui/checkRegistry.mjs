@@ -1,8 +1,23 @@
-// The UI checks, in the order they run against one workbench; add a check by adding a file in checks/ and a line here.
+// The UI checks, in the order they run against one workbench (each builds on the session the previous ones left).
 import { workbenchLoads } from './checks/workbenchLoads.mjs';
 import { participantListed } from './checks/participantListed.mjs';
-import { budgetStatusItem } from './checks/budgetStatusItem.mjs';
+import { modelPicker } from './checks/modelPicker.mjs';
+import { chatStreams } from './checks/chatStreams.mjs';
 import { budgetPanelOpens } from './checks/budgetPanelOpens.mjs';
+import { compactReview } from './checks/compactReview.mjs';
+import { restoreBranch } from './checks/restoreBranch.mjs';
+import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
+import { hostileContent } from './checks/hostileContent.mjs';
 
-/** Each check: { name, run({ page, shot, theme, dirs, server }) } and throws on failure. */
-export const CHECKS = [workbenchLoads, participantListed, budgetStatusItem, budgetPanelOpens];
+/** Each check: { name, run({ page, shot, theme, dirs, server, endpoint }) } and throws on failure. */
+export const CHECKS = [
+  workbenchLoads,
+  participantListed,
+  modelPicker,
+  chatStreams,
+  budgetPanelOpens,
+  compactReview,
+  restoreBranch,
+  settingsUiChangesBehaviour,
+  hostileContent,
+];

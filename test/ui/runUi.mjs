@@ -1,23 +1,21 @@
-// UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server and drives it with chromium.
-// Usage: node test/ui/runUi.mjs [--no-package]   Env: AGENT_UI_THEMES=light,dark (default both)
+// UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server, points it at the scripted
+// endpoint and drives it with chromium, in each colour theme.
+// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  ROOT,
-  ensureInstalled,
-  installVsix,
-  makeRunDirs,
-  removeRunDirs,
-  startCodeServer,
-  stopCodeServer,
-  workbenchUrl,
-} from '../harness/codeServer.mjs';
-import { launchChromium, screenshot } from '../harness/browser.mjs';
+import * as esbuild from 'esbuild';
+import { ROOT, ensureInstalled, installVsix, makeRunDirs, removeRunDirs, startCodeServer, stopCodeServer, workbenchUrl } from '../harness/codeServer.mjs';
+import { launchChromium, screenshot, SCREENSHOT_DIR } from '../harness/browser.mjs';
+import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoint.mjs';
 import { CHECKS } from './checkRegistry.mjs';
-import { THEMES } from './selectors.mjs';
+import { TEXT, THEMES } from './selectors.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
+const SCENARIO = 'uiSession';
+
+/** README pictures: docs/screenshots/<name>.png ← test-results/screenshots/ui-<theme>-<shot>.png (with --readme-shots, when green). */
+const README_SHOTS = { overview: ['dark', '06-budget-panel'], review: ['light', '07-review-edited'], restore: ['dark', '09-restore-pick'] };
 
 function packageVsix() {
   fs.rmSync(VSIX, { force: true });
@@ -25,37 +23,93 @@ function packageVsix() {
   if (!fs.existsSync(VSIX)) throw new Error(`npm run package did not produce ${VSIX}`);
 }
 
+/** Builds only the scripted endpoint (npm run package builds the extension for production, not the test support). */
+async function buildScriptedEndpoint() {
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, 'test/support/scriptedEndpointMain.ts')],
+    outfile: ENDPOINT_MAIN,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+}
+
+/** The run's user settings: our endpoint and a small window so the budget moves visibly; no confirmations. */
+function uiSettings(theme, endpoint) {
+  return {
+    'workbench.colorTheme': THEMES[theme],
+    'compactionAgent.endpoint.baseUrl': endpoint.url,
+    'compactionAgent.endpoint.model': TEXT.demoModel,
+    'compactionAgent.tools.requireConfirmation': false,
+    'compactionAgent.context.windowTokens': 32000,
+    'compactionAgent.context.maxOutputTokens': 1024,
+    'compactionAgent.compaction.reserveTokens': 2048,
+    'compactionAgent.compaction.keepRecentTokens': 1000,
+    'compactionAgent.compaction.review': 'manual',
+  };
+}
+
+async function runChecks(context) {
+  const results = [];
+  let blocked;
+  for (const [index, check] of CHECKS.entries()) {
+    const name = `[${context.theme}] ${check.name}`;
+    // The checks share one session; after a failure the later ones would only time out.
+    if (blocked) {
+      results.push({ name, ok: false });
+      console.log(`  ✘ ${name}: not run (after the failure of "${blocked}")`);
+      continue;
+    }
+    const started = Date.now();
+    try {
+      await check.run(context);
+      results.push({ name, ok: true });
+      console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
+    } catch (error) {
+      await context.shot(`fail-${String(index + 1).padStart(2, '0')}`);
+      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      results.push({ name, ok: false });
+      console.log(`  ✘ ${name}: ${message}`);
+      blocked = check.name;
+    }
+  }
+  return results;
+}
+
 /** Runs every registered check against one workbench in one colour theme; returns [{ name, ok }]. */
 async function runTheme(theme) {
-  const dirs = makeRunDirs(`ui-${theme}`, { settings: { 'workbench.colorTheme': THEMES[theme] } });
-  installVsix(dirs, VSIX);
-  const results = [];
+  const endpoint = await startScriptedEndpoint(SCENARIO);
+  if (!endpoint) throw new Error(`the scripted endpoint was not built (${ENDPOINT_MAIN})`);
+  const dirs = makeRunDirs(`ui-${theme}`, { settings: uiSettings(theme, endpoint) });
+  let results = [];
   let server, browser;
   try {
+    installVsix(dirs, VSIX);
     server = await startCodeServer(dirs);
     browser = await launchChromium(dirs);
     const { page } = browser;
     await page.goto(workbenchUrl(server, dirs.workspace));
-    for (const check of CHECKS) {
-      const started = Date.now();
-      const shot = (name) => screenshot(page, `ui-${theme}-${name}`);
-      try {
-        await check.run({ page, shot, theme, dirs, server });
-        results.push({ name: `[${theme}] ${check.name}`, ok: true });
-        console.log(`  ✔ [${theme}] ${check.name} (${Date.now() - started} ms)`);
-      } catch (error) {
-        await shot(`fail-${CHECKS.indexOf(check) + 1}`);
-        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        results.push({ name: `[${theme}] ${check.name}`, ok: false });
-        console.log(`  ✘ [${theme}] ${check.name}: ${message}`);
-      }
-    }
+    const shot = (name) => screenshot(page, `ui-${theme}-${name}`);
+    results = await runChecks({ page, shot, theme, dirs, server, endpoint });
   } finally {
     await browser?.context.close().catch(() => undefined);
     await stopCodeServer(server);
+    endpoint.stop();
   }
   removeRunDirs(dirs, { failed: results.length < CHECKS.length || results.some((result) => !result.ok) });
   return results;
+}
+
+function copyReadmeShots(themes) {
+  const target = path.join(ROOT, 'docs/screenshots');
+  fs.mkdirSync(target, { recursive: true });
+  for (const [name, [theme, shot]] of Object.entries(README_SHOTS)) {
+    if (!themes.includes(theme)) continue;
+    fs.copyFileSync(path.join(SCREENSHOT_DIR, `ui-${theme}-${shot}.png`), path.join(target, `${name}.png`));
+    console.log(`ui: docs/screenshots/${name}.png ← ui-${theme}-${shot}.png`);
+  }
 }
 
 async function main() {
@@ -64,13 +118,16 @@ async function main() {
   const unknown = themes.filter((theme) => !(theme in THEMES));
   if (unknown.length > 0) throw new Error(`unknown theme(s) ${unknown.join(', ')}; use ${Object.keys(THEMES).join(', ')}`);
   if (!process.argv.includes('--no-package')) packageVsix();
+  await buildScriptedEndpoint();
   ensureInstalled();
   const results = [];
   for (const theme of themes) results.push(...(await runTheme(theme)));
   const passed = results.filter((result) => result.ok).length;
+  const green = results.length > 0 && passed === results.length;
+  if (green && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
   console.log(`ui: finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in test-results/screenshots/`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  return results.length > 0 && passed === results.length ? 0 : 1;
+  return green ? 0 : 1;
 }
 
 main().then(

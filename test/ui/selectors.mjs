@@ -3,22 +3,40 @@
 export const SELECTORS = {
   workbench: '.monaco-workbench',
   // The extension's "Context budget" status bar item: the DOM id ends with its item id; the aria-label is its accessibility label.
-  budgetStatusItem: '.statusbar-item:is([id$="compactionAgent.budget" i], [aria-label^="Context budget" i])',
+  budgetStatusItem: '.statusbar-item:is([id$="compactionAgent.budget" i], :has(> [aria-label^="Context budget" i]), [aria-label^="Context budget" i])',
   codicon: '.codicon',
   chatInput: '.interactive-input-part .monaco-editor',
+  chatInputPart: '.interactive-input-part',
+  chatResponse: '.interactive-item-container.interactive-response',
   suggestRow: '.suggest-widget .monaco-list-row',
+  suggestWidgetVisible: '.suggest-widget.visible',
   quickInput: '.quick-input-widget',
   quickInputRow: '.quick-input-widget .monaco-list-row',
   editorTab: '.tabs-container .tab',
-  // Inside the webview (media/panelBudget.ts renders it).
+  // Inside the webview (media/panel*.ts render these).
   panelContent: '#budget-heading',
+  budgetBar: '.budget-bar',
+  budgetHeadline: '.budget-headline',
+  budgetLegendNumber: '.legend .num',
+  reviewHeading: '#review-heading',
+  summaryInput: '#summary-input',
+  historyHeading: '#history-heading',
+  historyRow: 'section[aria-labelledby="history-heading"] .row',
+  // Settings editor.
+  settingsSearch: '.settings-header .suggest-input-container .monaco-editor',
+  settingItem: '.settings-editor .setting-item',
 };
 
 export const TEXT = {
   participant: '@agent',
   panelTitle: 'Context & Compaction',
   showBudgetCommand: 'Compaction Agent: Show Context Budget',
+  restoreCommand: 'Compaction Agent: Restore Pre-Compaction Branch',
   openChatCommand: 'Chat: Open Chat',
+  openSettingsUiCommand: 'Preferences: Open Settings (UI)',
+  // The scripted endpoint's model id (test/support/scriptedEndpoint.ts default) and its replies' label.
+  demoModel: 'demo-model',
+  demoLabel: '[demo endpoint]',
 };
 
 export const THEMES = {

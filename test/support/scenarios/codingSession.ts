@@ -161,7 +161,33 @@ export const codingSession: Responder = (request) => {
   if (toolsOf(request).length === 0) {
     return reply(`${DEMO_LABEL} I have no tools in this request, so I can only answer in text: please enable the agent tools.`);
   }
+  const lastUserText = lastUser >= 0 ? text(messages[lastUser] as WireMessage) : '';
+  if (/\bdocs?\b/i.test(lastUserText)) return nextDocsStep(request, stepIndex, toolOutputs);
   return nextToolStep(request, messages, stepIndex, toolOutputs);
 };
+
+/** A follow-up that reads the long docs file, so the budget fills and pruning and compaction show. */
+function nextDocsStep(request: RecordedRequest, stepIndex: number, toolOutputs: string[]): ScriptStep {
+  const call = (name: string, wanted: Record<string, string>): ScriptedToolCall => ({
+    id: `call_docs_${stepIndex}_${name}`,
+    name,
+    arguments: argumentsFor(request, name, wanted),
+  });
+  const say = (line: string): string => `${DEMO_LABEL} ${line}`;
+  switch (stepIndex) {
+    case 0:
+      return toolCalls([call('read_file', { path: 'docs/slug-rules.md' })], { text: say('Reading the documented slug rules.') });
+    case 1:
+      return toolCalls([call('search_text', { pattern: '(draft)' })], { text: say('Checking the titles marked as drafts, which add a suffix.') });
+    default: {
+      const drafts = toolOutputs.at(-1)?.split('\n').filter((line) => line.includes('(draft)')).length ?? 0;
+      return reply(
+        say(
+          `The docs list four rules; with the fix, \`slugify\` follows all of them. ${drafts} example title(s) end in "(draft)": their documented slugs keep the word "draft", which the implementation already does.`,
+        ),
+      );
+    }
+  }
+}
 
 export default codingSession;

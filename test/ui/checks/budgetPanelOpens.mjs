@@ -1,27 +1,24 @@
-// UI check: "Compaction Agent: Show Context Budget" opens the "Context & Compaction" webview with content.
-import { SELECTORS, TEXT } from '../selectors.mjs';
+// UI check: clicking the budget status bar item opens the "Context & Compaction" webview with the budget bar and its numbers.
+import { SELECTORS } from '../selectors.mjs';
+import { openPanelFromStatusItem } from '../webview.mjs';
 import { runCommand } from '../workbench.mjs';
 
-/** Webviews are iframe.webview > iframe#active-frame; find the frame by its content, not its (stale) name. */
-async function findFrameWith(page, selector, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const frame of page.frames()) {
-      if (frame === page.mainFrame()) continue;
-      if (await frame.$(selector).catch(() => null)) return frame;
-    }
-    if (Date.now() > deadline) throw new Error(`no webview frame contains ${selector}`);
-    await page.waitForTimeout(250);
-  }
-}
-
 export const budgetPanelOpens = {
-  name: 'Show Context Budget opens the Context & Compaction webview',
+  name: 'clicking the budget item opens the panel with the budget bar and numbers',
   async run({ page, shot }) {
-    await runCommand(page, TEXT.showBudgetCommand);
-    await page.locator(SELECTORS.editorTab, { hasText: TEXT.panelTitle }).first().waitFor({ timeout: 20_000 });
-    await findFrameWith(page, SELECTORS.panelContent, 20_000);
-    await page.waitForTimeout(500); // let the first render settle so the screenshot shows content
-    await shot('04-budget-panel');
+    // Room for chat, panel and status bar side by side (the screenshots double as README pictures).
+    await runCommand(page, 'View: Close Primary Side Bar');
+    const frame = await openPanelFromStatusItem(page);
+    await frame.locator(SELECTORS.budgetBar).waitFor({ timeout: 20_000 });
+    const segments = await frame.locator(`${SELECTORS.budgetBar} .segment`).count();
+    if (segments < 2) throw new Error(`the budget bar has ${segments} segment(s); expected used parts and free`);
+    const headline = (await frame.locator(SELECTORS.budgetHeadline).innerText()).replace(/\s+/g, ' ');
+    if (!/\d+%\s*[\d.]+k? of [\d.]+k? usable tokens/.test(headline)) throw new Error(`the headline shows no numbers: "${headline}"`);
+    const numbers = await frame.locator(SELECTORS.budgetLegendNumber).allInnerTexts();
+    if (numbers.length < 7 || !numbers.every((text) => /^[\d.]+[kM]?$/.test(text.trim()))) {
+      throw new Error(`the legend numbers look wrong: ${JSON.stringify(numbers)}`);
+    }
+    await page.waitForTimeout(300); // let the bar's layout settle for the screenshot
+    await shot('06-budget-panel');
   },
 };

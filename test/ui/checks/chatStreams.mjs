@@ -1,0 +1,46 @@
+// UI check: an @agent request streams a reply with tool progress; the budget item appears ("~" first) and changes as the session grows.
+import { TEXT } from '../selectors.mjs';
+import { sendChat } from '../chat.mjs';
+import { budgetStatusText } from '../webview.mjs';
+
+/** The first turn's wording; the restore check later looks for it in what the model is sent. */
+export const FIRST_TURN = 'describe the workspace layout of the slugify project';
+export const SECOND_TURN = 'now check the slugify tests folder';
+
+const DONE = /Done with request/;
+
+export const chatStreams = {
+  name: 'an @agent request streams with tool progress and the budget item tracks the session',
+  async run({ page, shot }) {
+    const statusTexts = [];
+    const sample = async () => {
+      const text = await budgetStatusText(page);
+      if (text && statusTexts.at(-1) !== text) statusTexts.push(text);
+    };
+    const first = await sendChat(page, `${TEXT.participant} ${FIRST_TURN}`, { until: DONE, onPoll: sample });
+    await sample();
+    await shot('04-chat-reply');
+    if (!first.text.includes(TEXT.demoLabel)) throw new Error(`the reply lacks the demo label: "${first.text.slice(0, 200)}"`);
+    // Tool progress ("read_file {...}") shows while the turn runs and stays in the finished reply's steps.
+    if (!first.seen.some((text) => /(read_file|list_dir) \{"path"/.test(text))) {
+      throw new Error(`no tool progress was shown while streaming; saw: ${JSON.stringify(first.seen.slice(-3))}`);
+    }
+    if (statusTexts.length === 0) throw new Error('the budget status item never appeared during the first request');
+    if (!statusTexts[0].includes('~')) throw new Error(`the first budget text should be an estimate ("~"): ${JSON.stringify(statusTexts)}`);
+    const afterFirst = statusTexts.at(-1);
+    if (!/\d+%.*\d/.test(afterFirst)) throw new Error(`the budget text has no figures: "${afterFirst}"`);
+
+    await sendChat(page, `${TEXT.participant} ${SECOND_TURN}`, { until: DONE });
+    const deadline = Date.now() + 10_000;
+    let afterSecond = await budgetStatusText(page);
+    while (afterSecond === afterFirst && Date.now() < deadline) {
+      await page.waitForTimeout(200);
+      afterSecond = await budgetStatusText(page);
+    }
+    if (!afterSecond || afterSecond === afterFirst) {
+      throw new Error(`the budget text did not change after the second request: "${afterFirst}" → "${afterSecond}"`);
+    }
+    console.log(`    budget text: ${statusTexts.join(' → ')} → ${afterSecond}`);
+    await shot('05-status-item');
+  },
+};

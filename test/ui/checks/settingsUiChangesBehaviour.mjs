@@ -1,0 +1,71 @@
+// UI check: a value changed in the Settings UI (statusBar.warningPercent) changes the budget item's colour at once, both ways.
+import { SELECTORS, TEXT } from '../selectors.mjs';
+import { runCommand } from '../workbench.mjs';
+import { budgetStatusItem } from '../webview.mjs';
+
+const SETTING_QUERY = 'compactionAgent.statusBar.warningPercent';
+
+async function itemLook(page) {
+  const item = budgetStatusItem(page);
+  return item.evaluate((element) => ({
+    warning: element.classList.contains('warning-kind'),
+    background: getComputedStyle(element).backgroundColor,
+  }));
+}
+
+async function waitForLook(page, warning) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const look = await itemLook(page);
+    if (look.warning === warning) return look;
+    if (Date.now() > deadline) throw new Error(`the budget item did not ${warning ? 'turn to' : 'leave'} the warning colour: ${JSON.stringify(look)}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Replaces the number in the Settings UI's input for the searched setting (typed, as a person would). */
+async function setNumber(page, value) {
+  const item = page.locator(SELECTORS.settingItem, { hasText: 'Warning Percent' }).first();
+  await item.waitFor({ timeout: 15_000 });
+  const input = item.locator('input').first();
+  await input.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(String(value), { delay: 20 });
+  return item;
+}
+
+/** The Settings UI opens as a modal editor in this VS Code: Escape closes it; else its title bar's Close button. */
+async function closeSettings(page) {
+  const editor = page.locator('.settings-editor').first();
+  await page.keyboard.press('Escape');
+  if (await editor.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false)) return;
+  for (const close of await page.getByRole('button', { name: /^Close/ }).all()) {
+    const box = await close.boundingBox();
+    const settingsBox = await editor.boundingBox();
+    if (box && settingsBox && box.y < settingsBox.y && box.x > settingsBox.x + settingsBox.width / 2) {
+      await close.click();
+      break;
+    }
+  }
+  await editor.waitFor({ state: 'hidden', timeout: 5_000 });
+}
+
+export const settingsUiChangesBehaviour = {
+  name: 'changing statusBar.warningPercent in the Settings UI recolours the budget item',
+  async run({ page, shot }) {
+    const before = await waitForLook(page, false);
+    await runCommand(page, TEXT.openSettingsUiCommand);
+    const search = page.locator(SELECTORS.settingsSearch).first();
+    await search.waitFor({ timeout: 15_000 });
+    await search.click();
+    await page.keyboard.type(SETTING_QUERY, { delay: 5 });
+    await setNumber(page, 1);
+    const warned = await waitForLook(page, true);
+    if (warned.background === before.background) throw new Error(`the warning class came but the background stayed ${before.background}`);
+    await shot('13-settings-ui-warning');
+    await setNumber(page, 70);
+    const restored = await waitForLook(page, false);
+    if (restored.background !== before.background) throw new Error(`the background did not return: ${before.background} → ${restored.background}`);
+    await closeSettings(page);
+  },
+};
