@@ -77,8 +77,6 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       break;
     case 'compaction':
       stream.markdown(`\n\n*Compacted the conversation: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens.*\n\n`);
-      stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
-      stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [event.entry.id] });
       break;
     case 'retry':
       stream.progress(`Retrying in ${Math.round(event.delayMs / 1000)} s (${event.reason})…`);
@@ -91,6 +89,36 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       break;
     default:
       break;
+  }
+}
+
+/**
+ * What happened to the context during the request, repeated after the answer: the chat folds everything
+ * streamed before the final text into "Completed N steps", where a compaction notice would go unseen.
+ */
+class ContextFooter {
+  private pruned = 0;
+  private freed = 0;
+  private readonly compactions: Array<{ id: string; before: number; after: number }> = [];
+
+  observe(event: AgentEvent): void {
+    if (event.type === 'prune') {
+      this.pruned += event.entry.toolResultIds.length;
+      this.freed += event.tokensFreed;
+    }
+    if (event.type === 'compaction') this.compactions.push({ id: event.entry.id, before: event.tokensBefore, after: event.tokensAfter });
+  }
+
+  render(stream: vscode.ChatResponseStream): void {
+    const parts: string[] = [];
+    if (this.pruned > 0) parts.push(`pruned ${this.pruned} old tool output(s) (~${formatTokens(this.freed)} tokens)`);
+    for (const compaction of this.compactions) parts.push(`compacted ${formatTokens(compaction.before)} → ${formatTokens(compaction.after)} tokens`);
+    if (parts.length === 0) return;
+    stream.markdown(`\n\n---\n*Context: ${parts.join('; ')}. Nothing was deleted.*\n`);
+    const last = this.compactions.at(-1);
+    if (!last) return;
+    stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
+    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [last.id] });
   }
 }
 
@@ -128,7 +156,12 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       userText: request.prompt,
       systemPrompt,
     });
-    for await (const event of events) render(event, stream);
+    const footer = new ContextFooter();
+    for await (const event of events) {
+      render(event, stream);
+      footer.observe(event);
+    }
+    footer.render(stream);
   } finally {
     subscription.dispose();
     await session.save().catch(() => undefined);

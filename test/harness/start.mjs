@@ -35,7 +35,7 @@ function demoSettings(endpoint) {
   return {
     'compactionAgent.endpoint.baseUrl': endpoint.url,
     'compactionAgent.endpoint.model': 'demo-model',
-    'compactionAgent.context.windowTokens': 24000,
+    'compactionAgent.context.windowTokens': 20000,
     'compactionAgent.compaction.keepRecentTokens': 4000,
     'compactionAgent.pruning.protectTokens': 4000,
     'compactionAgent.pruning.minimumTokens': 1000,
