@@ -1,6 +1,7 @@
 // Summarizer with a scripted model: sections validated, corrective retry, needsReview, chunking, instructions, appendix.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
+import { APPENDIX_HEADING } from '../../src/core/compaction/summaryPrompt';
 import { summarize, type Complete } from '../../src/core/compaction/summarizer';
 import { extendFileLedger } from '../../src/core/compaction/fileLedger';
 import { headTail } from '../../src/core/compaction/summaryInput';
@@ -61,7 +62,7 @@ describe('summarize', () => {
     expect(result.problems).toEqual([]);
     expect(result.files).toEqual({ read: ['c0.ts', 'c1.ts'], modified: ['src/sel.ts'] });
     expect(result.summary.startsWith(GOOD)).toBe(true);
-    expect(result.summary).toContain('## Files\n### Read\n- c0.ts\n- c1.ts\n### Modified\n- src/sel.ts');
+    expect(result.summary).toContain(`${APPENDIX_HEADING}\n### Read\n- c0.ts\n- c1.ts\n### Modified\n- src/sel.ts`);
     expect(result.summary).toContain('## Last user request\nPort user-message-selector.ts to the theme API.');
     // Pinned messages are re-sent verbatim by the context builder: the appendix only references them.
     expect(result.summary).toContain('## Pinned messages\n- kept verbatim after this summary: [user] Port user-message-selector.ts to the theme API.');
@@ -90,7 +91,7 @@ describe('summarize', () => {
     expect(calls).toHaveLength(2);
     expect(result.needsReview).toBe(true);
     expect(result.problems.join('\n')).toMatch(/missing section "## Goal"/);
-    expect(result.summary).toContain('## Files');
+    expect(result.summary).toContain(APPENDIX_HEADING);
   });
 
   it('summarizes in chunks with the running summary when the input exceeds the window', async () => {
@@ -102,7 +103,7 @@ describe('summarize', () => {
       ids.push(b.assistant(`a${turn}`, [], `answer ${turn} `.repeat(300)).id);
     }
     const { complete, calls } = scripted([GOOD]);
-    const previous = b.compaction('c0', null, `${GOOD}\n\n## Files\n### Read\n- old.ts\n### Modified\n- (none)`, { files: { read: ['old.ts'], modified: [] } });
+    const previous = b.compaction('c0', null, `${GOOD}\n\n${APPENDIX_HEADING}\n### Read\n- old.ts\n### Modified\n- (none)`, { files: { read: ['old.ts'], modified: [] } });
     const result = await summarize({
       path: b.path(),
       plan: { summarizeEntryIds: ids, turnPrefixEntryIds: [], firstKeptEntryId: null },
@@ -160,5 +161,14 @@ describe('summary helpers', () => {
     const problems = validateSummary(GOOD, limits);
     expect(problems.some((problem) => problem.includes('file ledger'))).toBe(true);
     expect(problems.some((problem) => problem.includes('tokens'))).toBe(true);
+  });
+});
+
+describe('appendix boundary', () => {
+  it('a model-written "## Files" section stays part of the summary; only the agent\'s appendix is stripped', async () => {
+    const { stripAppendix, summaryAppendix } = await import('../../src/core/compaction/summaryPrompt');
+    const modelPart = '## Goal\nShip it.\n\n## Files\n- notes the model wrote\n\n## Next steps\n- test';
+    const full = `${modelPart}\n\n${summaryAppendix({ files: { read: ['a.ts'], modified: [] }, lastUserRequest: 'go', pinned: [] })}`;
+    expect(stripAppendix(full)).toBe(modelPart);
   });
 });

@@ -16,7 +16,8 @@ export const REQUIRED_HEADINGS = [
 ] as const;
 
 /** Where the deterministic appendix begins; a previous summary is cut here before it is re-summarized. */
-export const APPENDIX_HEADING = '## Files';
+/** Distinct from anything a model writes, so a summary with its own "## Files" section is never cut there. */
+export const APPENDIX_HEADING = '## Files (recorded by the agent)';
 
 export const SUMMARY_SYSTEM_PROMPT = [
   'You are performing a CONTEXT CHECKPOINT COMPACTION for a coding agent. You have no tools.',
@@ -106,6 +107,7 @@ export function summaryAppendix(input: AppendixInput): string {
 
 /** The model-written part of a summary (the appendix is rebuilt at every compaction). */
 export function stripAppendix(summary: string): string {
-  const at = summary.search(new RegExp(`^${APPENDIX_HEADING}\\s*$`, 'm'));
-  return (at >= 0 ? summary.slice(0, at) : summary).trim();
+  const at = summary.lastIndexOf(`\n${APPENDIX_HEADING}\n`);
+  const start = summary.startsWith(`${APPENDIX_HEADING}\n`) && at < 0 ? 0 : at;
+  return (start >= 0 ? summary.slice(0, start) : summary).trim();
 }
