@@ -161,7 +161,7 @@ export const codingSession: Responder = (request) => {
   if (toolsOf(request).length === 0) {
     return reply(`${DEMO_LABEL} I have no tools in this request, so I can only answer in text: please enable the agent tools.`);
   }
-  const lastUserText = lastUser >= 0 ? text(messages[lastUser] as WireMessage) : '';
+  const lastUserText = lastUser >= 0 ? text(messages[lastUser]) : '';
   if (/\bdocs?\b/i.test(lastUserText)) return nextDocsStep(request, stepIndex, toolOutputs);
   return nextToolStep(request, messages, stepIndex, toolOutputs);
 };
