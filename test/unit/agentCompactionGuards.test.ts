@@ -63,3 +63,39 @@ describe('compaction guards in the loop', () => {
     expect(calls.count).toBeLessThanOrEqual(2);
   });
 });
+
+describe('automatic compaction turned off', () => {
+  it('stops before sending an over-budget request and says how to make room, compacting nothing', async () => {
+    for (let i = 0; i < 8; i++) {
+      await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
+      await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
+    }
+    const settings = defaultSettings();
+    settings.context.maxOutputTokens = 256;
+    settings.compaction.reserveTokens = 1024;
+    settings.compaction.auto = false;
+    const calls = { count: 0 };
+    const model = scriptedModel([{ text: 'should not be asked' }]);
+    const events = await collect(
+      runAgent({
+        log: session.log,
+        model,
+        modelId: 'gpt-4o',
+        registry: new ToolRegistry(),
+        workspace: recordingAccess(ws.root).access,
+        settings,
+        contextWindow: 12_000,
+        counter: session.counter,
+        cache: session.cache,
+        summarize: bloatingSummarizer(calls),
+        signal: new AbortController().signal,
+        userText: 'and now?',
+      }),
+    );
+    const errors = events.flatMap((event) => (event.type === 'error' ? [event.message] : []));
+    expect(errors.some((message) => /automatic compaction is off/.test(message) && /\/compact/.test(message))).toBe(true);
+    expect(model.requests).toHaveLength(0);
+    expect(calls.count).toBe(0);
+    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+  });
+});

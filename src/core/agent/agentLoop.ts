@@ -86,6 +86,10 @@ interface LoopState {
   overflowRecoveries: number;
 }
 
+function autoOffMessage(used: number, usable: number): string {
+  return `The context is full (${used.toLocaleString('en-US')} of ${usable.toLocaleString('en-US')} usable tokens) and automatic compaction is off (compactionAgent.compaction.auto). Run /compact or /prune, or turn automatic compaction on.`;
+}
+
 /** A call that did not complete: record what streamed, then retry once after compacting on overflow, or stop. */
 async function* handleFailedStep(
   options: AgentOptions,
@@ -97,6 +101,10 @@ async function* handleFailedStep(
   if (partial) yield { type: 'message', entry: partial };
   if (outcome.kind !== 'error') return 'aborted';
   const error = outcome.error.error;
+  if (error.kind === 'overflow' && !options.settings.compaction.auto) {
+    yield { type: 'error', error, message: autoOffMessage(sentTokens, state.deps.contextWindow) };
+    return 'error';
+  }
   if (error.kind === 'overflow' && state.overflowRecoveries === 0 && !partial) {
     state.overflowRecoveries++;
     // The endpoint's own figure wins from now on; without one, what we just sent is an upper bound of the real window.
@@ -147,6 +155,11 @@ async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<Ag
   yield* prepareContext(state.gate);
   if (options.signal.aborted) return 'aborted';
   const measured = measureContext(options.log.path(), state.deps);
+  if (!options.settings.compaction.auto && measured.budget.used > measured.budget.usable) {
+    // With automatic compaction off, sending would only overflow: stop and say how to make room.
+    yield { type: 'error', message: autoOffMessage(measured.budget.used, measured.budget.usable) };
+    return 'error';
+  }
   const messages = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
   const maxOutputTokens = Math.min(options.settings.context.maxOutputTokens, measured.budget.outputReserve);
   const outcome = yield* modelStep(options.model, { messages, tools: [...state.deps.tools], maxOutputTokens }, options.signal);
