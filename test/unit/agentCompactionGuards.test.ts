@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import type { SummarizeFn } from '../../src/core/agent/compactionRunner';
-import { defaultSettings } from '../../src/core/settings/settings';
+import { defaultSettings, type Settings } from '../../src/core/settings/settings';
+import type { AgentEvent } from '../../src/core/agent/agentEvents';
 import { ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { collect, scriptedModel, tempSession, type TempSession } from '../support/agentFakes';
 import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
@@ -29,34 +30,43 @@ function bloatingSummarizer(calls: { count: number }): SummarizeFn {
   };
 }
 
+async function seedLongHistory(): Promise<void> {
+  for (let i = 0; i < 8; i++) {
+    await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
+    await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
+  }
+}
+
+/** Runs one request against the seeded history in a 12k window. */
+function runWith(settings: Settings, model: ReturnType<typeof scriptedModel>, summarize: SummarizeFn): Promise<AgentEvent[]> {
+  return collect(
+    runAgent({
+      log: session.log,
+      model,
+      modelId: 'gpt-4o',
+      registry: new ToolRegistry(),
+      workspace: recordingAccess(ws.root).access,
+      settings,
+      contextWindow: 12_000,
+      counter: session.counter,
+      cache: session.cache,
+      summarize,
+      signal: new AbortController().signal,
+      userText: 'and now?',
+    }),
+  );
+}
+
 describe('compaction guards in the loop', () => {
   it('reports a compaction that would not shrink the context and appends no compaction entry', async () => {
-    for (let i = 0; i < 8; i++) {
-      await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
-      await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
-    }
+    await seedLongHistory();
     const settings = defaultSettings();
     settings.context.maxOutputTokens = 256;
     settings.compaction.reserveTokens = 1024;
     settings.compaction.keepRecentTokens = 1000;
     const calls = { count: 0 };
     const model = scriptedModel([{ text: 'ok' }, { text: 'ok' }]);
-    const events = await collect(
-      runAgent({
-        log: session.log,
-        model,
-        modelId: 'gpt-4o',
-        registry: new ToolRegistry(),
-        workspace: recordingAccess(ws.root).access,
-        settings,
-        contextWindow: 12_000,
-        counter: session.counter,
-        cache: session.cache,
-        summarize: bloatingSummarizer(calls),
-        signal: new AbortController().signal,
-        userText: 'and now?',
-      }),
-    );
+    const events = await runWith(settings, model, bloatingSummarizer(calls));
     const errors = events.flatMap((event) => (event.type === 'error' ? [event.message] : []));
     expect(errors.some((message) => /did not shrink/.test(message))).toBe(true);
     expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
@@ -66,32 +76,14 @@ describe('compaction guards in the loop', () => {
 
 describe('automatic compaction turned off', () => {
   it('stops before sending an over-budget request and says how to make room, compacting nothing', async () => {
-    for (let i = 0; i < 8; i++) {
-      await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
-      await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
-    }
+    await seedLongHistory();
     const settings = defaultSettings();
     settings.context.maxOutputTokens = 256;
     settings.compaction.reserveTokens = 1024;
     settings.compaction.auto = false;
     const calls = { count: 0 };
     const model = scriptedModel([{ text: 'should not be asked' }]);
-    const events = await collect(
-      runAgent({
-        log: session.log,
-        model,
-        modelId: 'gpt-4o',
-        registry: new ToolRegistry(),
-        workspace: recordingAccess(ws.root).access,
-        settings,
-        contextWindow: 12_000,
-        counter: session.counter,
-        cache: session.cache,
-        summarize: bloatingSummarizer(calls),
-        signal: new AbortController().signal,
-        userText: 'and now?',
-      }),
-    );
+    const events = await runWith(settings, model, bloatingSummarizer(calls));
     const errors = events.flatMap((event) => (event.type === 'error' ? [event.message] : []));
     expect(errors.some((message) => /automatic compaction is off/.test(message) && /\/compact/.test(message))).toBe(true);
     expect(model.requests).toHaveLength(0);

@@ -1,5 +1,6 @@
 // Proposes a compaction (cut plan + summary) and applies it as a CompactionEntry; shared by the loop, /compact and the UI.
 import { planCompaction } from '../compaction/cutPlan';
+import type { SummarizeResult } from '../compaction/summarizer';
 import { splitAtLatestCompaction, summaryMessageText } from '../context/contextBuilder';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -20,15 +21,8 @@ export interface SummarizeRequest {
   signal: AbortSignal;
 }
 
-export interface SummarizeResult {
-  summary: string;
-  turnPrefixSummary?: string;
-  files: FileLedger;
-  /** Validation findings (missing sections, lost file paths...). */
-  problems: string[];
-  /** The summary failed validation: a person should look before it replaces history. */
-  needsReview: boolean;
-}
+/** What a summarizer returns: the summarizer's own result type, so the two can never drift apart. */
+export type { SummarizeResult };
 
 export type SummarizeFn = (request: SummarizeRequest) => Promise<SummarizeResult>;
 

@@ -15,8 +15,10 @@ export const REQUIRED_HEADINGS = [
   '## Critical context',
 ] as const;
 
-/** Where the deterministic appendix begins; a previous summary is cut here before it is re-summarized. */
-/** Distinct from anything a model writes, so a summary with its own "## Files" section is never cut there. */
+/**
+ * Where the deterministic appendix begins; a previous summary is cut here before it is re-summarized.
+ * Distinct from anything a model writes, so a summary with its own "## Files" section is never cut there.
+ */
 export const APPENDIX_HEADING = '## Files (recorded by the agent)';
 
 export const SUMMARY_SYSTEM_PROMPT = [
@@ -25,15 +27,7 @@ export const SUMMARY_SYSTEM_PROMPT = [
   'Be concise and concrete: exact file paths, function names, commands, error messages, numbers.',
   'Reply with the summary only, in Markdown, using exactly these headings in this order:',
   '',
-  '## Goal',
-  '## Constraints and preferences',
-  '## Progress',
-  '### Done',
-  '### In progress',
-  '### Blocked',
-  '## Key decisions',
-  '## Next steps',
-  '## Critical context',
+  ...REQUIRED_HEADINGS,
   '',
   'Write "(none)" under a heading with nothing to say, except Next steps: it must list at least one action.',
   `Do not write a "${APPENDIX_HEADING}" section: the file lists are appended automatically.`,
