@@ -1,5 +1,6 @@
 // @vscode/test-cli config (`npx vscode-test`) for machines that can download desktop VS Code: runs the same dist-test suite.
-// Build first (`node esbuild.mjs`); here the suite runs in code-server instead (`npm run test:host`), as no download is possible.
+// Build first (`node esbuild.mjs`). Without @vscode/test-cli, `node test/harness/runElectronTests.mjs` runs the same suite through
+// @vscode/test-electron; here the suite runs in code-server instead (`npm run test:host`), as no download is possible.
 export default [
   {
     label: 'host',
