@@ -169,10 +169,11 @@ describe('cli budget options', () => {
       const entry = path.find((candidate) => candidate.id === id);
       return entry?.type === 'toolResult' ? entry.toolName : '';
     };
-    const before = await inspect(session);
+    // A low prune minimum so the plan surely picks something, independent of the fixture's exact sizes.
+    const before = await inspect(session, '--prune-minimum', '1000');
     const protectedTools = [toolOf(before.prune.entryIds[0] ?? '')];
     expect(protectedTools[0]).not.toBe('');
-    const plan = await inspect(session, '--protected-tools', protectedTools.join(','));
+    const plan = await inspect(session, '--prune-minimum', '1000', '--protected-tools', protectedTools.join(','));
     expect(plan.prune.entryIds).not.toEqual(before.prune.entryIds);
     expectPruneInvariants(path, plan, protectedTools);
   });

@@ -6,6 +6,7 @@ import { importPiFile, importPiSession } from '../../src/core/import/piImport';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { buildContext } from '../../src/core/context/contextBuilder';
 import type { SessionEntry } from '../../src/core/session/entries';
+import { blobRefOf } from '../../src/core/storage/blobStore';
 import { tempDir } from '../support/sessionTempDir';
 import { validateChatMessages } from '../support/validateChatMessages';
 
@@ -90,6 +91,26 @@ describe('pi compactions and messages', () => {
     expect(entries.filter((entry) => entry.type === 'assistant' && entry.stopReason === 'aborted')).toHaveLength(18);
     expect(entries.filter((entry) => entry.type === 'assistant' && entry.reasoning)).not.toHaveLength(0);
     expect(entries.filter((entry) => entry.type === 'user' && entry.text.startsWith('[Shell command run by the user'))).toHaveLength(3);
+  });
+
+  it('caps long outputs by characters only, naming the entry to read back, and keeps the full text for a blob', () => {
+    const result = (text: string) =>
+      JSON.stringify({ type: 'message', timestamp: 't', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'bash', content: [{ type: 'text', text }] } });
+    const manyLines = Array.from({ length: 3000 }, (_, i) => `l${i}`).join('\n');
+    const long = Array.from({ length: 400 }, (_, i) => `line ${i} ${'é😀'.repeat(10)}`).join('\n');
+    const text = ['{"type":"session","id":"p","timestamp":"2025-01-01T00:00:00Z"}', result(manyLines), result(long)].join('\n');
+    const imported = importPiSession(text, { maxInlineChars: 4000 });
+    const [whole, capped] = imported.entries;
+    if (whole?.type !== 'toolResult' || capped?.type !== 'toolResult') throw new Error('expected two tool results');
+    expect(capped.content.length).toBeLessThanOrEqual(4000);
+    expect(capped.content).toContain(`read_stored_output {"entryId":"${capped.id}"`);
+    expect(capped.blob).toEqual(blobRefOf(long));
+    expect(imported.blobs.map((blob) => blob.text)).toContain(long);
+    // 3,000 short lines within the char limit stay whole: a line count alone never caps an imported output.
+    const roomy = importPiSession(text, { maxInlineChars: 20_000 }).entries[0];
+    if (roomy?.type !== 'toolResult') throw new Error('expected a tool result');
+    expect(roomy.content).toBe(manyLines);
+    expect(roomy.blob).toBeUndefined();
   });
 
   it('maps usage fields as documented', () => {

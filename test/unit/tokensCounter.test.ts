@@ -7,7 +7,9 @@ import { TokenCounter, estimateTokens } from '../../src/core/tokens/tokenCounter
 import { textSlices } from '../../src/core/tokens/textSlices';
 import { CountCache } from '../../src/core/tokens/countCache';
 import { Calibration } from '../../src/core/tokens/calibration';
-import { countEntry, countPath } from '../../src/core/tokens/entryTokens';
+import { countEntry, countPath, entryMessage } from '../../src/core/tokens/entryTokens';
+import { IMAGE_TOKENS_ESTIMATE } from '../../src/core/tokens/tokenCounter';
+import { isMessageEntry } from '../../src/core/session/entries';
 import { PathBuilder } from '../support/sessionPathBuilder';
 
 const countChat = countChatCompletionTokens!;
@@ -137,7 +139,7 @@ describe('CountCache', () => {
     builder.assistant('a1', ['c1']);
     builder.tool('t1', 'c1', 'line\n'.repeat(500));
     const cache = new CountCache();
-    const spy = vi.spyOn(counter, 'countMessage');
+    const spy = vi.spyOn(counter, 'countMessageParts');
     const first = countPath(builder.path(), counter, cache);
     // Three full counts; the pruned placeholder is counted on first lookup only.
     expect(spy).toHaveBeenCalledTimes(3);
@@ -155,6 +157,28 @@ describe('CountCache', () => {
     if (tool.type !== 'toolResult') throw new Error('expected a tool result');
     expect(countEntry(tool, counter, restored)).toBe(first.full.get('t1'));
     expect(spy).toHaveBeenCalledTimes(4);
+  });
+
+  it('counts an entry exactly as the chat message it becomes, in both variants', async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    const builder = new PathBuilder();
+    builder.user('u1', 'look at <|endoftext|> this');
+    builder.assistant('a1', ['c1', 'c2'], '');
+    builder.tool('t1', 'c1', 'out\n'.repeat(40));
+    builder.tool('t2', 'c2', '');
+    builder.assistant('a2', [], 'done, see above');
+    const image = { blob: { sha256: 'f'.repeat(64), bytes: 10, chars: 10 }, mimeType: 'image/png' };
+    const withImages = { ...builder.entries[0]!, id: 'u2', images: [image, image] } as typeof builder.entries[0];
+    const entries = [...builder.path(), withImages].filter(isMessageEntry);
+    for (const entry of entries) {
+      for (const variant of ['full', 'pruned'] as const) {
+        const images = entry.type === 'user' ? (entry.images?.length ?? 0) : 0;
+        const expected = counter.countMessage(entryMessage(entry, variant)) + images * IMAGE_TOKENS_ESTIMATE;
+        expect(countEntry(entry, counter, new CountCache(), variant), `${entry.id} ${variant}`).toBe(expected);
+      }
+    }
+    // The pruned variant of a tool result is its placeholder, which is shorter than this output.
+    expect(countEntry(entries[2]!, counter, new CountCache(), 'pruned')).toBeLessThan(countEntry(entries[2]!, counter, new CountCache()));
   });
 
   it('drops malformed persisted records instead of trusting them', () => {

@@ -2,7 +2,7 @@
 import type { ChatToolDefinition } from '../context/chatMessage';
 import type { SessionEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
-import { planCompaction } from '../compaction/cutPlan';
+import { planCompaction, type CutPlan } from '../compaction/cutPlan';
 import { CountCache } from '../tokens/countCache';
 import { countPath } from '../tokens/entryTokens';
 import { TokenCounter } from '../tokens/tokenCounter';
@@ -28,18 +28,8 @@ export interface PlanReport {
   budget: Budget;
   decision: BeforeCallDecision;
   prune: PrunePlan;
-  compaction: {
-    needed: boolean;
-    firstKeptEntryId: string | null;
-    summarizeEntryIds: string[];
-    turnPrefixEntryIds: string[];
-    tokensToSummarize: number;
-    tokensKept: number;
-    /** The cut was moved later so what is kept fits the post-compaction limit. */
-    shrunk: boolean;
-    /** What is kept fits that limit (false when even the last turn alone is bigger). */
-    fits: boolean;
-  };
+  /** The cut plan, with `needed` also set when the before-call decision is to compact. */
+  compaction: CutPlan;
 }
 
 export async function planReport(path: readonly SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {

@@ -35,6 +35,8 @@ function planSettings(args: ParsedArgs): { settings: Settings; contextWindow: nu
   const maxOutput = positiveIntegerOption(args, 'max-output', settings.context.maxOutputTokens);
   const protectedTools = listOption(args, 'protected-tools');
   if (protectedTools) settings.pruning.protectedTools = protectedTools;
+  settings.pruning.minimumTokens = positiveIntegerOption(args, 'prune-minimum', settings.pruning.minimumTokens);
+  settings.pruning.protectTokens = positiveIntegerOption(args, 'prune-protect', settings.pruning.protectTokens);
   return { settings, contextWindow, maxOutput };
 }
 

@@ -12,7 +12,7 @@ export const USAGE = [
   'usage: compaction-agent <command> ...',
   '  import --from pi <in.jsonl> --out <session.jsonl>',
   '  inspect <session.jsonl> [--context-window N] [--max-output N] [--model ID] [--leaf ID]',
-  '          [--system TEXT] [--protected-tools a,b] [--json]',
+  '          [--system TEXT] [--protected-tools a,b] [--prune-minimum N] [--prune-protect N] [--json]',
   '  context <session.jsonl> [--leaf ID] [--model ID] [--system TEXT] [--json]',
   '  verify <session.jsonl> [--json]',
 ].join('\n');

@@ -4,8 +4,8 @@ import { SCHEMA_VERSION, type BlobRef, type SessionEntry, type SessionHeader } f
 import { validateEntry } from '../session/entryValidation';
 import { formatLine } from '../session/logParser';
 import { newEntryId, type NewEntry } from '../session/newEntry';
-import { capToolOutput } from '../session/toolOutputCap';
-import { BlobStore } from '../storage/blobStore';
+import { BlobStore, blobRefOf } from '../storage/blobStore';
+import { capToolOutput } from '../tools/outputCap';
 import { nodeFileIo, type FileIo } from '../storage/fileIo';
 import { isObject, joinText, piAssistant, piBashExecution, type PartCounts } from './piMessages';
 
@@ -58,14 +58,17 @@ function convertLine(line: Json, id: string, state: { counts: PartCounts; maxInl
     if (message.role === 'bashExecution') return { type: 'user', text: piBashExecution(message) };
     if (message.role === 'toolResult') {
       const full = joinText(message.content, state.counts);
-      const capped = capToolOutput(full, state.maxInlineChars, id);
-      if (capped.blob) state.blobs.push({ ref: capped.blob, text: full });
+      // The agent loop's cap, by characters only: pi had no line limit, and a line cap would cut far more of its outputs.
+      const capped = capToolOutput(full, { maxChars: state.maxInlineChars, maxLines: Number.MAX_SAFE_INTEGER, entryId: id });
+      const blob = capped.full === undefined ? undefined : blobRefOf(capped.full);
+      if (blob) state.blobs.push({ ref: blob, text: full });
       return {
         type: 'toolResult',
         toolCallId: typeof message.toolCallId === 'string' ? message.toolCallId : '',
         toolName: typeof message.toolName === 'string' ? message.toolName : 'unknown',
         isError: message.isError === true,
-        ...capped,
+        content: capped.content,
+        ...(blob ? { blob } : {}),
       };
     }
     state.warnings.push(`message role ${JSON.stringify(message.role)} is not supported, skipped`);

@@ -1,5 +1,5 @@
 // Maps one pi-coding-agent message (user, assistant, toolResult, bashExecution) to the fields of our entries.
-import type { StopReason, ToolCall, Usage } from '../session/entries';
+import type { AssistantEntry, StopReason, ToolCall, Usage } from '../session/entries';
 
 type Json = Record<string, unknown>;
 
@@ -40,15 +40,8 @@ export function piStopReason(value: unknown): StopReason | undefined {
   return typeof value === 'string' ? STOP_REASONS[value] : undefined;
 }
 
-export interface PiAssistantFields {
-  text: string;
-  toolCalls: ToolCall[];
-  reasoning?: string;
-  model?: string;
-  usage?: Usage;
-  stopReason?: StopReason;
-  error?: string;
-}
+/** The fields of our assistant entry that a pi assistant message fills. */
+export type PiAssistantFields = Pick<AssistantEntry, 'text' | 'toolCalls' | 'reasoning' | 'model' | 'usage' | 'stopReason' | 'error'>;
 
 export function piAssistant(message: Json, counts: PartCounts): PiAssistantFields {
   const parts = Array.isArray(message.content) ? (message.content as unknown[]).filter(isObject) : [];

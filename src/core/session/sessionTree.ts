@@ -9,6 +9,13 @@ export class SessionTree {
   /** Parent ids that were unknown when their entry was added; such entries act as roots. */
   private readonly dangling = new Set<string>();
   private currentLeaf: string | null = null;
+  /** Depth of every tree node below its root (dangling entries are roots): where it sits on any path through it. */
+  private readonly depthOf = new Map<string, number>();
+  /**
+   * The last path pathTo computed (private: callers get copies). A node's root→node path never changes,
+   * so when a walk meets a node at its own depth in this path, the prefix up to it is that node's path.
+   */
+  private lastPath: SessionEntry[] = [];
 
   constructor(entries: readonly SessionEntry[] = []) {
     for (const entry of entries) this.add(entry);
@@ -20,6 +27,8 @@ export class SessionTree {
 
   /** Indexes one entry in file order. A `leaf` entry moves the current leaf instead of adding a node. */
   add(entry: SessionEntry): void {
+    // A reused id re-points lookups through it, which a cached prefix would not see.
+    if (this.byId.has(entry.id)) this.lastPath = [];
     this.entries.push(entry);
     this.byId.set(entry.id, entry);
     if (entry.type === 'leaf') {
@@ -32,9 +41,10 @@ export class SessionTree {
       this.dangling.add(entry.id);
       parent = null;
     }
-    const siblings = this.childrenOf.get(parent) ?? [];
-    siblings.push(entry);
-    this.childrenOf.set(parent, siblings);
+    const siblings = this.childrenOf.get(parent);
+    if (siblings) siblings.push(entry);
+    else this.childrenOf.set(parent, [entry]);
+    this.depthOf.set(entry.id, parent === null ? 0 : (this.depthOf.get(parent) ?? 0) + 1);
     this.currentLeaf = entry.id;
   }
 
@@ -57,18 +67,33 @@ export class SessionTree {
     return [...(this.childrenOf.get(id) ?? [])];
   }
 
-  /** Root→leaf entries ending at `leafId` (a `leaf` entry id resolves to its target); [] for null or unknown ids. */
+  /**
+   * Root→leaf entries ending at `leafId` (a `leaf` entry id resolves to its target); [] for null or unknown ids.
+   * Walks back only to the first ancestor on the previously computed path, so a new turn or a switch to a
+   * nearby branch costs its new entries plus one array copy, not a lookup per ancestor. Returns a fresh array.
+   */
   pathTo(leafId: string | null): SessionEntry[] {
     if (leafId === null) return [];
     let entry = this.byId.get(leafId);
     if (entry?.type === 'leaf') entry = this.byId.get(entry.targetId);
-    const path: SessionEntry[] = [];
+    const cached = this.lastPath;
+    const tail: SessionEntry[] = [];
+    let prefix = 0;
     while (entry && entry.type !== 'leaf') {
-      path.push(entry);
+      const depth = this.depthOf.get(entry.id) ?? -1;
+      if (depth >= 0 && cached[depth] === entry) {
+        prefix = depth + 1;
+        break;
+      }
+      tail.push(entry);
       if (entry.parentId === null || this.dangling.has(entry.id)) break;
       entry = this.byId.get(entry.parentId);
     }
-    return path.reverse();
+    if (prefix === 0 && tail.length === 0) return [];
+    // The cache is private and only ever truncated and appended to, so no caller's array changes.
+    cached.length = prefix;
+    for (let i = tail.length - 1; i >= 0; i--) cached.push(tail[i] as SessionEntry);
+    return cached.slice();
   }
 
   /** Every branch tip (a node without children), newest first. */

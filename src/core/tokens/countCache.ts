@@ -19,22 +19,22 @@ function cacheKey(entryId: string, encoding: EncodingName, variant: CountVariant
  * per encoding and variant, and a new turn costs only its new entries.
  */
 export class CountCache {
-  private readonly tables = new Map<string, Map<string, number>>();
+  private readonly tables = new Map<EncodingName, Record<CountVariant, Map<string, number>>>();
 
   get size(): number {
     let size = 0;
-    for (const table of this.tables.values()) size += table.size;
+    for (const tables of this.tables.values()) size += tables.full.size + tables.pruned.size;
     return size;
   }
 
-  private table(encoding: EncodingName, variant: CountVariant): Map<string, number> {
-    const name = `${encoding}|${variant}`;
-    let table = this.tables.get(name);
-    if (!table) {
-      table = new Map();
-      this.tables.set(name, table);
+  /** The live id→tokens map of one encoding and variant: hot loops look it up once, then use it directly. */
+  table(encoding: EncodingName, variant: CountVariant): Map<string, number> {
+    let tables = this.tables.get(encoding);
+    if (!tables) {
+      tables = { full: new Map(), pruned: new Map() };
+      this.tables.set(encoding, tables);
     }
-    return table;
+    return tables[variant];
   }
 
   get(entryId: string, encoding: EncodingName, variant: CountVariant): number | undefined {
@@ -57,9 +57,10 @@ export class CountCache {
 
   toJSON(): CountCacheJSON {
     const counts: Record<string, number> = {};
-    for (const [name, table] of this.tables) {
-      const [encoding, variant] = name.split('|') as [EncodingName, CountVariant];
-      for (const [entryId, tokens] of table) counts[cacheKey(entryId, encoding, variant)] = tokens;
+    for (const [encoding, tables] of this.tables) {
+      for (const variant of ['full', 'pruned'] as const) {
+        for (const [entryId, tokens] of tables[variant]) counts[cacheKey(entryId, encoding, variant)] = tokens;
+      }
     }
     return { version: 1, counts };
   }

@@ -39,6 +39,27 @@ export function entryMessage(
   }
 }
 
+/** Tokens of one message entry as entryMessage renders it (images as estimates), uncached and without building the message. */
+function messageTokens(entry: MessageEntry, counter: TokenCounter, variant: CountVariant): number {
+  switch (entry.type) {
+    case 'user':
+      return counter.countMessageParts('user', entry.text) + (entry.images?.length ?? 0) * IMAGE_TOKENS_ESTIMATE;
+    case 'assistant':
+      return counter.countMessageParts('assistant', entry.text, entry.toolCalls);
+    case 'toolResult':
+      return counter.countMessageParts('tool', variant === 'pruned' ? prunePlaceholder(entry) : entry.content);
+  }
+}
+
+/** Looks the entry up in one cache table (fetched once per path), counting and recording it on a miss. */
+function countInto(table: Map<string, number>, entry: MessageEntry, counter: TokenCounter, variant: CountVariant): number {
+  const cached = table.get(entry.id);
+  if (cached !== undefined) return cached;
+  const tokens = messageTokens(entry, counter, variant);
+  table.set(entry.id, tokens);
+  return tokens;
+}
+
 /** Tokens one message entry costs in the prompt, counted once per encoding and variant. */
 export function countEntry(
   entry: MessageEntry,
@@ -46,10 +67,7 @@ export function countEntry(
   cache: CountCache,
   variant: CountVariant = 'full',
 ): number {
-  return cache.getOrCount(entry.id, counter.encoding, variant, () => {
-    const images = entry.type === 'user' ? (entry.images?.length ?? 0) : 0;
-    return counter.countMessage(entryMessage(entry, variant)) + images * IMAGE_TOKENS_ESTIMATE;
-  });
+  return countInto(cache.table(counter.encoding, variant), entry, counter, variant);
 }
 
 /** Per-entry counts the planners take: full tokens and pruned-placeholder tokens of tool results. */
@@ -63,9 +81,11 @@ export interface EntryCounts {
 const stores = new WeakMap<CountCache, Map<string, PathStore>>();
 
 function storeFor(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): PathStore {
+  const full = cache.table(counter.encoding, 'full');
+  const pruned = cache.table(counter.encoding, 'pruned');
   const counters = {
-    full: (entry: MessageEntry) => countEntry(entry, counter, cache, 'full'),
-    pruned: (entry: ToolResultEntry) => countEntry(entry, counter, cache, 'pruned'),
+    full: (entry: MessageEntry) => countInto(full, entry, counter, 'full'),
+    pruned: (entry: ToolResultEntry) => countInto(pruned, entry, counter, 'pruned'),
   };
   let byRoot = stores.get(cache);
   if (!byRoot) {

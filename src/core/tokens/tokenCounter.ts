@@ -12,6 +12,12 @@ import { textSlices } from './textSlices';
 
 type CountText = (text: string) => number;
 
+/** The counted text of one tool call (an assistant's call or its wire `function` object). */
+export interface ToolCallText {
+  name: string;
+  arguments: string;
+}
+
 /** Tokens charged for one attached image: a 1024×1024 image at high detail (85 + 4 tiles × 170). */
 export const IMAGE_TOKENS_ESTIMATE = 765;
 
@@ -83,18 +89,24 @@ export class TokenCounter {
 
   /** One message with its chat-format overhead; each tool call adds its name, arguments and call framing. */
   countMessage(message: ChatMessage): number {
-    let role = this.roleTokens.get(message.role);
-    if (role === undefined) {
-      role = this.count(message.role);
-      this.roleTokens.set(message.role, role);
+    const calls = message.role === 'assistant' ? message.tool_calls?.map((call) => call.function) : undefined;
+    return this.countMessageParts(message.role, message.content, calls);
+  }
+
+  /**
+   * countMessage without building the message object: what per-entry counting calls on its hot path
+   * (short-lived message objects there cost more than the bookkeeping around them).
+   */
+  countMessageParts(role: ChatMessage['role'], content: string | null | undefined, toolCalls?: readonly ToolCallText[]): number {
+    let roleTokens = this.roleTokens.get(role);
+    if (roleTokens === undefined) {
+      roleTokens = this.count(role);
+      this.roleTokens.set(role, roleTokens);
     }
     // gpt-tokenizer's countMessageTokens: role + content + the per-message overhead (no name, no function role here).
-    let tokens = role + (message.content ? this.count(message.content) : 0) + MESSAGE_TOKEN_OVERHEAD;
-    if (message.role === 'assistant' && message.tool_calls) {
-      for (const call of message.tool_calls) {
-        tokens += this.count(call.function.name) + this.count(call.function.arguments);
-        tokens += FUNCTION_CALL_METADATA_TOKEN_OVERHEAD;
-      }
+    let tokens = roleTokens + (content ? this.count(content) : 0) + MESSAGE_TOKEN_OVERHEAD;
+    if (toolCalls) {
+      for (const call of toolCalls) tokens += this.count(call.name) + this.count(call.arguments) + FUNCTION_CALL_METADATA_TOKEN_OVERHEAD;
     }
     return tokens;
   }
