@@ -4,8 +4,9 @@ import * as nodePath from 'node:path';
 import { importPiSession } from '../src/core/import/piImport';
 import type { AssistantEntry, MessageEntry, SessionEntry, ToolResultEntry, UserEntry } from '../src/core/session/entries';
 import { isMessageEntry } from '../src/core/session/entries';
+import { PI_FIXTURES_DIR } from '../test/support/fixturePaths';
 
-export const FIXTURE_DIR = '/work/shared/fixtures/pi-sessions';
+export const FIXTURE_DIR = PI_FIXTURES_DIR;
 export const REAL_SESSIONS = ['before-compaction.jsonl', 'large-session.jsonl'] as const;
 
 export function fixturePath(name: string): string {

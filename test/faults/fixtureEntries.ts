@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { NewEntry } from '../../src/core/session/newEntry';
 import type { StopReason, ToolCall } from '../../src/core/session/entries';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 
-export const FIXTURE_FILE = '/work/shared/fixtures/pi-sessions/large-session.jsonl';
+export const FIXTURE_FILE = `${PI_FIXTURES_DIR}/large-session.jsonl`;
 
 type Json = Record<string, unknown>;
 

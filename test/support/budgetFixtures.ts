@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEntry, ToolCall } from '../../src/core/session/entries';
+import { PI_FIXTURES_DIR } from './fixturePaths';
 
-export const FIXTURE_DIR = '/work/shared/fixtures/pi-sessions';
+export const FIXTURE_DIR = PI_FIXTURES_DIR;
 export const FIXTURE_FILES = ['before-compaction.jsonl', 'large-session.jsonl'] as const;
 
 /** pi's tool names mapped to this agent's. */

@@ -14,8 +14,9 @@ import { SessionLog } from '../../src/core/session/sessionLog';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { tempDir } from '../support/sessionTempDir';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 
-const FIXTURES = '/work/shared/fixtures/pi-sessions';
+const FIXTURES = PI_FIXTURES_DIR;
 const FILES = ['before-compaction', 'large-session'] as const;
 const WINDOWS = [32_000, 128_000, 200_000] as const;
 /** Settings defaults: compaction.reserveTokens and context.maxOutputTokens. */

@@ -10,8 +10,9 @@ import { nodeFileIo } from '../../src/core/storage/fileIo';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
 import { tempDir } from '../support/sessionTempDir';
 import { validateChatMessages } from '../support/validateChatMessages';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 
-const FIXTURES = '/work/shared/fixtures/pi-sessions';
+const FIXTURES = PI_FIXTURES_DIR;
 let dir: string;
 let cleanup: () => void;
 let session: string;

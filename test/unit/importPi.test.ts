@@ -9,8 +9,9 @@ import type { SessionEntry } from '../../src/core/session/entries';
 import { blobRefOf } from '../../src/core/storage/blobStore';
 import { tempDir } from '../support/sessionTempDir';
 import { validateChatMessages } from '../support/validateChatMessages';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 
-const FIXTURES = '/work/shared/fixtures/pi-sessions';
+const FIXTURES = PI_FIXTURES_DIR;
 const NAMES = ['before-compaction.jsonl', 'large-session.jsonl'];
 
 type PiLine = { type: string; message?: { role: string; toolCallId?: string; content?: Array<{ type: string; text?: string }> } };
