@@ -33,10 +33,13 @@ export function isInstalled() {
   return fs.existsSync(path.join(NODE24_BIN, 'node')) && fs.existsSync(CODE_SERVER_ENTRY);
 }
 
-/** Runs test/harness/install.sh when the cache is missing; it is idempotent, so a partial cache is completed. */
+/**
+ * Runs test/harness/install.sh when the cache or the browser is missing (a fresh machine); it is idempotent,
+ * so a partial cache is completed, and it installs the Debian packages (chromium, headers) first.
+ */
 export function ensureInstalled() {
-  if (isInstalled()) return;
-  console.log(`harness: code-server not found in ${E2E_HOME}; running test/harness/install.sh`);
+  if (isInstalled() && fs.existsSync(process.env.AGENT_CHROMIUM || '/usr/bin/chromium')) return;
+  console.log(`harness: code-server or chromium missing (cache ${E2E_HOME}); running test/harness/install.sh`);
   execFileSync('bash', [path.join(ROOT, 'test/harness/install.sh')], { stdio: 'inherit', env: process.env });
 }
 

