@@ -6,8 +6,11 @@ import { copyPanelAssets } from './media/copyAssets.mjs';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-// A production build starts clean so no stale source maps end up in the VSIX.
-if (production) fs.rmSync('dist', { recursive: true, force: true });
+// A production build starts clean so no stale source maps end up in the VSIX; vsce writes into dist-vsix/.
+if (production) {
+  fs.rmSync('dist', { recursive: true, force: true });
+  fs.mkdirSync('dist-vsix', { recursive: true });
+}
 
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
 
