@@ -1,26 +1,14 @@
 // Budget-driven behaviour of the loop: prune then compact in a small window, capped outputs read back, review modes.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { SUMMARY_PREFIX } from '../../src/core/context/contextBuilder';
 import { defaultSettings, type Settings } from '../../src/core/settings/settings';
-import { ToolRegistry } from '../../src/core/tools/toolRegistry';
 import type { ChatRequest } from '../../src/core/llm/modelStream';
-import { collect, orphanProblems, recordingSummarizer, scriptedModel, tempSession, wireOrphans, type ScriptStep, type TempSession } from '../support/agentFakes';
-import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
+import { collect, orphanProblems, recordingSummarizer, scriptedModel, wireOrphans, type ScriptStep } from '../support/agentFakes';
+import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
-let ws: TempWorkspace;
-let session: TempSession;
-
-beforeEach(async () => {
-  ws = tempWorkspace();
-  session = await tempSession();
-});
-
-afterEach(async () => {
-  await session.cleanup();
-  ws.cleanup();
-});
+const fixture = useAgentFixture();
 
 function smallSettings(): Settings {
   const settings = defaultSettings();
@@ -34,17 +22,9 @@ function smallSettings(): Settings {
 
 function agentWith(script: readonly ScriptStep[], extra: Partial<AgentOptions> = {}): AgentOptions {
   return {
-    log: session.log,
-    model: scriptedModel(script),
-    modelId: 'gpt-4o',
-    registry: new ToolRegistry(),
-    workspace: recordingAccess(ws.root).access,
+    ...baseAgentOptions(fixture, scriptedModel(script)),
     settings: smallSettings(),
     contextWindow: 12_000,
-    counter: session.counter,
-    cache: session.cache,
-    summarize: recordingSummarizer().summarize,
-    signal: new AbortController().signal,
     userText: 'Survey the data files',
     ...extra,
   };
@@ -58,7 +38,7 @@ const thinking = (index: number): string => `Step ${index}: ${'considering the n
 
 describe('budget in the loop', () => {
   it('a small window prunes first, then compacts; the next request starts with the summary, keeps placeholders and has no orphans', async () => {
-    for (let i = 0; i < 20; i++) ws.write(`data/f${i}.txt`, fileText(i));
+    for (let i = 0; i < 20; i++) fixture.ws.write(`data/f${i}.txt`, fileText(i));
     const script: ScriptStep[] = Array.from({ length: 20 }, (_, i) => ({ text: thinking(i), toolCalls: [{ name: 'read_file', args: { path: `data/f${i}.txt` } }] }));
     script.push({ text: 'All files surveyed.' });
     const agent = agentWith(script);
@@ -81,10 +61,10 @@ describe('budget in the loop', () => {
     expect(placeholders.length).toBeGreaterThan(0);
     expect(next.messages.some((m) => m.role === 'tool' && m.content.includes('read_stored_output'))).toBe(true);
     for (const request of everyRequest) {
-      const tokens = session.counter.countMessages(request.messages) + session.counter.countTools(request.tools ?? []);
+      const tokens = fixture.session.counter.countMessages(request.messages) + fixture.session.counter.countTools(request.tools ?? []);
       expect(tokens).toBeLessThanOrEqual(12_000 - 1024);
     }
-    expect(orphanProblems(session.log.path())).toEqual([]);
+    expect(orphanProblems(fixture.session.log.path())).toEqual([]);
   });
 
   it('caps a long output to head and tail and the model reads the middle back with read_stored_output', async () => {
@@ -96,7 +76,7 @@ describe('budget in the loop', () => {
     };
     const agent = agentWith([{ toolCalls: [{ name: 'run_command', args: { command: 'seq 1 3000' } }] }, readBack, { text: 'ok' }]);
     await collect(runAgent(agent));
-    const results = session.log.path().filter((entry) => entry.type === 'toolResult');
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
     const capped = results[0]!;
     expect(capped.blob).toBeDefined();
     expect(capped.content.length).toBeLessThanOrEqual(6000);
@@ -111,14 +91,14 @@ describe('budget in the loop', () => {
     const lines = back.content.split('\n');
     expect(lines[0]).toBe(String(start));
     expect(lines).toContain(String(Math.min(end, start + 100)));
-    expect(await session.log.blobs.read(capped.blob!)).toBe(Array.from({ length: 3000 }, (_, i) => String(i + 1)).join("\n"));
+    expect(await fixture.session.log.blobs.read(capped.blob!)).toBe(Array.from({ length: 3000 }, (_, i) => String(i + 1)).join("\n"));
   });
 });
 
 async function seedLongHistory(): Promise<void> {
   for (let i = 0; i < 8; i++) {
-    await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum '.repeat(300)}` });
-    await session.log.append({ type: 'assistant', text: `answer ${i} ${'dolor sit amet '.repeat(300)}`, toolCalls: [], stopReason: 'stop' });
+    await fixture.session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum '.repeat(300)}` });
+    await fixture.session.log.append({ type: 'assistant', text: `answer ${i} ${'dolor sit amet '.repeat(300)}`, toolCalls: [], stopReason: 'stop' });
   }
 }
 
@@ -141,7 +121,7 @@ describe('compaction review modes', () => {
     const events = await collect(runAgent(agent));
     expect(seen).toHaveLength(1);
     expect(events.map((event) => event.type)).toContain('compactionReview');
-    const compaction = session.log.path().find((entry) => entry.type === 'compaction');
+    const compaction = fixture.session.log.path().find((entry) => entry.type === 'compaction');
     expect(compaction).toMatchObject({ summary: 'EDITED SUMMARY', edited: true, auto: true });
     const request = (agent.model as ReturnType<typeof scriptedModel>).requests[0]!;
     expect(String(request.messages[1]?.content)).toContain('EDITED SUMMARY');
@@ -154,7 +134,7 @@ describe('compaction review modes', () => {
     const events = await collect(runAgent(agent));
     const error = events.find((event) => event.type === 'error');
     expect(error?.type === 'error' && error.message).toContain('failed validation (missing section "Next steps")');
-    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+    expect(fixture.session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
     const cancelling = agentWith([{ text: 'ok' }], {
       contextWindow: 12_000,
       summarize: failing.summarize,
@@ -163,6 +143,6 @@ describe('compaction review modes', () => {
     });
     const second = await collect(runAgent(cancelling));
     expect(second.map((event) => event.type)).toContain('compactionReview');
-    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+    expect(fixture.session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
   });
 });

@@ -1,46 +1,21 @@
 // Cancelling the agent mid-stream and mid-tool leaves a consistent log: no dangling calls, no orphaned results.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { buildContext } from '../../src/core/context/contextBuilder';
-import { defaultSettings } from '../../src/core/settings/settings';
-import { ToolRegistry } from '../../src/core/tools/toolRegistry';
-import { collect, orphanProblems, recordingSummarizer, scriptedModel, tempSession, wireOrphans, type ScriptStep, type TempSession } from '../support/agentFakes';
-import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
+import { collect, orphanProblems, scriptedModel, wireOrphans, type ScriptStep } from '../support/agentFakes';
+import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
-let ws: TempWorkspace;
-let session: TempSession;
-
-beforeEach(async () => {
-  ws = tempWorkspace();
-  ws.write('a.txt', 'alpha\n');
-  session = await tempSession();
-});
-
-afterEach(async () => {
-  await session.cleanup();
-  ws.cleanup();
+const fixture = useAgentFixture((workspace) => {
+  workspace.write('a.txt', 'alpha\n');
 });
 
 function agentWith(script: readonly ScriptStep[], controller: AbortController): AgentOptions {
-  return {
-    log: session.log,
-    model: scriptedModel(script),
-    modelId: 'gpt-4o',
-    registry: new ToolRegistry(),
-    workspace: recordingAccess(ws.root).access,
-    settings: defaultSettings(),
-    contextWindow: 128_000,
-    counter: session.counter,
-    cache: session.cache,
-    summarize: recordingSummarizer().summarize,
-    signal: controller.signal,
-    userText: 'go',
-  };
+  return { ...baseAgentOptions(fixture, scriptedModel(script)), signal: controller.signal };
 }
 
 function expectConsistent(): void {
-  const path = session.log.path();
+  const path = fixture.session.log.path();
   expect(orphanProblems(path)).toEqual([]);
   expect(wireOrphans({ messages: buildContext(path).messages })).toEqual([]);
 }
@@ -52,7 +27,7 @@ describe('cancellation', () => {
     const events = await collect(runAgent(agentWith(script, controller)), (event) => {
       if (event.type === 'textDelta') controller.abort();
     });
-    const path = session.log.path();
+    const path = fixture.session.log.path();
     expect(path.map((entry) => entry.type)).toEqual(['user', 'assistant']);
     expect(path[1]).toMatchObject({ type: 'assistant', text: 'I will now read the fi', toolCalls: [], stopReason: 'aborted' });
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'aborted' });
@@ -65,7 +40,7 @@ describe('cancellation', () => {
     await collect(runAgent(agentWith(script, controller)), (event) => {
       if (event.type === 'textDelta') controller.abort();
     });
-    const path = session.log.path();
+    const path = fixture.session.log.path();
     expect(path.map((entry) => entry.type)).toEqual(['user', 'assistant', 'toolResult']);
     expect(path[2]).toMatchObject({ toolCallId: 'call_0_0', isError: true, content: '[cancelled by the user]' });
     expectConsistent();
@@ -81,7 +56,7 @@ describe('cancellation', () => {
     const events = await collect(runAgent(agent), (event) => {
       if (event.type === 'toolStart' && event.call.name === 'run_command') setTimeout(() => controller.abort(), 30);
     });
-    const results = session.log.path().filter((entry) => entry.type === 'toolResult');
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
     expect(results.map((entry) => entry.toolName)).toEqual(['run_command', 'read_file', 'list_dir']);
     expect(results.every((entry) => entry.isError && entry.content.endsWith('[cancelled by the user]'))).toBe(true);
     expect((agent.model as ReturnType<typeof scriptedModel>).requests).toHaveLength(1);
@@ -95,7 +70,7 @@ describe('cancellation', () => {
     for await (const event of runAgent(agentWith(script, controller))) {
       if (event.type === 'toolStart') break;
     }
-    const results = session.log.path().filter((entry) => entry.type === 'toolResult');
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
     expect(results).toHaveLength(2);
     expectConsistent();
   });

@@ -1,25 +1,13 @@
 // Loop guards in the real agent loop: a compaction that would not make room is an error, never applied or repeated.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import type { SummarizeFn } from '../../src/core/agent/compactionRunner';
 import { defaultSettings, type Settings } from '../../src/core/settings/settings';
 import type { AgentEvent } from '../../src/core/agent/agentEvents';
-import { ToolRegistry } from '../../src/core/tools/toolRegistry';
-import { collect, scriptedModel, tempSession, type TempSession } from '../support/agentFakes';
-import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
+import { collect, scriptedModel } from '../support/agentFakes';
+import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
-let ws: TempWorkspace;
-let session: TempSession;
-
-beforeEach(async () => {
-  ws = tempWorkspace();
-  session = await tempSession();
-});
-
-afterEach(async () => {
-  await session.cleanup();
-  ws.cleanup();
-});
+const fixture = useAgentFixture();
 
 /** A summarizer whose "summary" is longer than everything it replaces. */
 function bloatingSummarizer(calls: { count: number }): SummarizeFn {
@@ -32,29 +20,14 @@ function bloatingSummarizer(calls: { count: number }): SummarizeFn {
 
 async function seedLongHistory(): Promise<void> {
   for (let i = 0; i < 8; i++) {
-    await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
-    await session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
+    await fixture.session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum dolor '.repeat(250)}` });
+    await fixture.session.log.append({ type: 'assistant', text: `answer ${i} ${'sit amet consectetur '.repeat(250)}`, toolCalls: [] });
   }
 }
 
 /** Runs one request against the seeded history in a 12k window. */
 function runWith(settings: Settings, model: ReturnType<typeof scriptedModel>, summarize: SummarizeFn): Promise<AgentEvent[]> {
-  return collect(
-    runAgent({
-      log: session.log,
-      model,
-      modelId: 'gpt-4o',
-      registry: new ToolRegistry(),
-      workspace: recordingAccess(ws.root).access,
-      settings,
-      contextWindow: 12_000,
-      counter: session.counter,
-      cache: session.cache,
-      summarize,
-      signal: new AbortController().signal,
-      userText: 'and now?',
-    }),
-  );
+  return collect(runAgent({ ...baseAgentOptions(fixture, model), settings, contextWindow: 12_000, summarize, userText: 'and now?' }));
 }
 
 describe('compaction guards in the loop', () => {
@@ -69,7 +42,7 @@ describe('compaction guards in the loop', () => {
     const events = await runWith(settings, model, bloatingSummarizer(calls));
     const errors = events.flatMap((event) => (event.type === 'error' ? [event.message] : []));
     expect(errors.some((message) => /did not shrink/.test(message))).toBe(true);
-    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+    expect(fixture.session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
     expect(calls.count).toBeLessThanOrEqual(2);
   });
 });
@@ -88,6 +61,6 @@ describe('automatic compaction turned off', () => {
     expect(errors.some((message) => /automatic compaction is off/.test(message) && /\/compact/.test(message))).toBe(true);
     expect(model.requests).toHaveLength(0);
     expect(calls.count).toBe(0);
-    expect(session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
+    expect(fixture.session.log.path().some((entry) => entry.type === 'compaction')).toBe(false);
   });
 });

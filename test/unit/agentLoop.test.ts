@@ -1,45 +1,24 @@
 // The agent loop against a scripted model and a real session log: steps, tools, overflow recovery, guards.
 import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { sessionAccess } from '../../src/core/agent/agentLog';
 import { readTranscriptTool } from '../../src/core/tools/sessionTools';
 import { DEFAULT_TOOL_LIMITS } from '../../src/core/tools/toolTypes';
-import { defaultSettings, type Settings } from '../../src/core/settings/settings';
-import { ToolRegistry } from '../../src/core/tools/toolRegistry';
-import { collect, OVERFLOW, orphanProblems, recordingSummarizer, scriptedModel, tempSession, type ScriptStep, type TempSession } from '../support/agentFakes';
-import { recordingAccess, tempWorkspace, type TempWorkspace } from '../support/agentWorkspace';
+import { type Settings } from '../../src/core/settings/settings';
+import { collect, OVERFLOW, orphanProblems, recordingSummarizer, scriptedModel, type ScriptStep } from '../support/agentFakes';
+import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
-let ws: TempWorkspace;
-let session: TempSession;
-
-beforeEach(async () => {
-  ws = tempWorkspace();
-  session = await tempSession();
-});
-
-afterEach(async () => {
-  await session.cleanup();
-  ws.cleanup();
-});
+const fixture = useAgentFixture();
 
 function options(script: readonly ScriptStep[], extra: Partial<AgentOptions> & { settings?: Settings } = {}) {
   const model = scriptedModel(script);
   const summarizer = recordingSummarizer();
   const agent: AgentOptions = {
-    log: session.log,
-    model,
-    modelId: 'gpt-4o',
-    registry: new ToolRegistry(),
-    workspace: recordingAccess(ws.root).access,
-    settings: defaultSettings(),
-    contextWindow: 128_000,
-    counter: session.counter,
-    cache: session.cache,
+    ...baseAgentOptions(fixture, model),
     summarize: summarizer.summarize,
-    signal: new AbortController().signal,
     userText: 'Fix the constant in src/a.ts',
     ...extra,
   };
@@ -48,27 +27,27 @@ function options(script: readonly ScriptStep[], extra: Partial<AgentOptions> & {
 
 async function seedHistory(turns: number, size = 400): Promise<void> {
   for (let i = 0; i < turns; i++) {
-    await session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum '.repeat(size / 2)}` });
-    await session.log.append({ type: 'assistant', text: `answer ${i} ${'dolor sit amet '.repeat(size / 3)}`, toolCalls: [], stopReason: 'stop' });
+    await fixture.session.log.append({ type: 'user', text: `question ${i} ${'lorem ipsum '.repeat(size / 2)}` });
+    await fixture.session.log.append({ type: 'assistant', text: `answer ${i} ${'dolor sit amet '.repeat(size / 3)}`, toolCalls: [], stopReason: 'stop' });
   }
 }
 
 describe('runAgent', () => {
   it('runs a multi-step task: tool calls, results, edits, final answer, all appended in order', async () => {
-    ws.write('src/a.ts', 'export const answer = 41;\n');
+    fixture.ws.write('src/a.ts', 'export const answer = 41;\n');
     const { agent, model } = options([
       { text: 'Reading the file.', toolCalls: [{ name: 'read_file', args: { path: 'src/a.ts' } }], usage: { promptTokens: 1500, completionTokens: 20 } },
       { toolCalls: [{ name: 'edit_file', args: { path: 'src/a.ts', oldText: '41', newText: '42' } }] },
       { text: 'Changed 41 to 42.' },
     ]);
     const events = await collect(runAgent(agent));
-    const path = session.log.path();
+    const path = fixture.session.log.path();
     expect(path.map((entry) => entry.type)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'toolResult', 'assistant']);
     expect(path[2]).toMatchObject({ type: 'toolResult', toolName: 'read_file', toolCallId: 'call_0_0', isError: false, content: '1\texport const answer = 41;' });
     expect(path[4]).toMatchObject({ toolName: 'edit_file', isError: false, content: 'Edited src/a.ts at line 1.' });
     expect(path[5]).toMatchObject({ type: 'assistant', text: 'Changed 41 to 42.', stopReason: 'stop', model: 'gpt-4o' });
     expect(path[1]).toMatchObject({ usage: { promptTokens: 1500, completionTokens: 20 } });
-    expect(readFileSync(nodePath.join(ws.root, 'src/a.ts'), 'utf8')).toBe('export const answer = 42;\n');
+    expect(readFileSync(nodePath.join(fixture.ws.root, 'src/a.ts'), 'utf8')).toBe('export const answer = 42;\n');
     expect(model.requests).toHaveLength(3);
     expect(model.requests[0]?.messages[0]?.role).toBe('system');
     expect(model.requests[0]?.tools?.map((tool) => tool.function.name)).toContain('read_stored_output');
@@ -87,7 +66,7 @@ describe('runAgent', () => {
       { text: 'Sorry.' },
     ]);
     await collect(runAgent(agent));
-    const results = session.log.path().filter((entry) => entry.type === 'toolResult');
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
     expect(results.map((entry) => entry.isError)).toEqual([true, true]);
     expect(results[0]?.content).toContain('not valid JSON');
     expect(results[1]?.content).toContain('Unknown tool "delete_everything"');
@@ -99,13 +78,13 @@ describe('runAgent', () => {
     const events = await collect(runAgent(agent));
     expect(model.requests).toHaveLength(2);
     expect(summarizer.calls).toHaveLength(1);
-    const compactions = session.log.path().filter((entry) => entry.type === 'compaction');
+    const compactions = fixture.session.log.path().filter((entry) => entry.type === 'compaction');
     expect(compactions).toHaveLength(1);
     expect(events.find((event) => event.type === 'compactionStart')).toEqual({ type: 'compactionStart', reason: 'overflow' });
     expect(model.requests[1]?.messages[1]?.content).toContain('Summarized');
     expect(model.requests[1]!.messages.length).toBeLessThan(model.requests[0]!.messages.length);
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
-    const context = { signal: new AbortController().signal, workspace: agent.workspace, session: sessionAccess(session.log), limits: DEFAULT_TOOL_LIMITS, toolCallId: 'c' };
+    const context = { signal: new AbortController().signal, workspace: agent.workspace, session: sessionAccess(fixture.session.log), limits: DEFAULT_TOOL_LIMITS, toolCallId: 'c' };
     const firstPage = await readTranscriptTool.execute({}, context);
     expect(firstPage.text).toMatch(/continue with offset 20000\]$/);
     const transcript = await readTranscriptTool.execute({}, { ...context, limits: { ...DEFAULT_TOOL_LIMITS, pageChars: 1_000_000 } });
@@ -124,7 +103,7 @@ describe('runAgent', () => {
     const events = await collect(runAgent(agent));
     expect(model.requests).toHaveLength(2);
     expect(summarizer.calls).toHaveLength(1);
-    expect(session.log.path().filter((entry) => entry.type === 'compaction')).toHaveLength(1);
+    expect(fixture.session.log.path().filter((entry) => entry.type === 'compaction')).toHaveLength(1);
     const error = events.find((event) => event.type === 'error');
     expect(error).toMatchObject({ type: 'error', error: { kind: 'overflow' } });
     expect(error?.type === 'error' && error.message).toContain('too long for the model');
@@ -132,19 +111,19 @@ describe('runAgent', () => {
   });
 
   it('stops at the step limit', async () => {
-    ws.write('x.txt', 'x\n');
+    fixture.ws.write('x.txt', 'x\n');
     const forever: ScriptStep = { toolCalls: [{ name: 'read_file', args: { path: 'x.txt' } }] };
     const { agent, model } = options([forever, forever, forever, forever, forever], { maxSteps: 3 });
     const events = await collect(runAgent(agent));
     expect(model.requests).toHaveLength(3);
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'maxSteps', steps: 3 });
-    expect(orphanProblems(session.log.path())).toEqual([]);
+    expect(orphanProblems(fixture.session.log.path())).toEqual([]);
   });
 
   it('passes a non-overflow model error through with a clear message and keeps the partial text', async () => {
     const { agent } = options([{ error: { kind: 'auth', message: 'The endpoint rejected the API key (401).', retryable: false } }]);
     const events = await collect(runAgent(agent));
     expect(events.find((event) => event.type === 'error')).toMatchObject({ message: 'The endpoint rejected the API key (401).' });
-    expect(session.log.path().map((entry) => entry.type)).toEqual(['user']);
+    expect(fixture.session.log.path().map((entry) => entry.type)).toEqual(['user']);
   });
 });
