@@ -5,7 +5,7 @@ import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';
 import { registerChatParticipant } from './vscode/chatParticipant';
 import { ChatReplies } from './vscode/chatReplies';
-import { CompactionPanel } from './vscode/compactionPanel';
+import { CompactionPanel, PANEL_VIEW_TYPE } from './vscode/compactionPanel';
 import { CompactionReview, type SummarizerSource } from './vscode/compactionReview';
 import { Configuration } from './vscode/configuration';
 import { EndpointConnection } from './vscode/endpointConnection';
@@ -77,6 +77,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.lm.registerLanguageModelChatProvider(VENDOR, new EndpointModelProvider(endpoint, configuration)),
     registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, showPanel }),
+    // After a window reload VS Code restores the open panel; it follows the most recent session again.
+    vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
+      deserializeWebviewPanel: async (restored) => {
+        panel?.restore(restored);
+        await sessions.activeOrLatest();
+      },
+    }),
   );
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
   void vscode.lm.selectChatModels({ vendor: VENDOR }).then(

@@ -60,14 +60,31 @@ export class CompactionPanel implements vscode.Disposable {
       this.panel.reveal(column);
       return;
     }
-    const mediaRoot = vscode.Uri.joinPath(this.options.extensionUri, 'dist', 'media');
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, column, {
-      enableScripts: true,
+      ...this.webviewOptions(),
       // The webview keeps its draft in setState and asks for the rest with the ready handshake.
       retainContextWhenHidden: false,
       enableFindWidget: true,
-      localResourceRoots: [mediaRoot],
     });
+    this.attach(panel);
+  }
+
+  /** Takes over a panel VS Code restored after a window reload (see the serializer in extension.ts). */
+  restore(panel: vscode.WebviewPanel): void {
+    if (this.panel) {
+      panel.dispose();
+      return;
+    }
+    panel.webview.options = this.webviewOptions();
+    this.attach(panel);
+  }
+
+  private webviewOptions(): vscode.WebviewOptions {
+    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.options.extensionUri, 'dist', 'media')] };
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    const mediaRoot = vscode.Uri.joinPath(this.options.extensionUri, 'dist', 'media');
     this.panel = panel;
     this.ready = false;
     const webview = panel.webview;
