@@ -14,7 +14,8 @@ import { plannedEntry } from './writerWorkload';
 
 const RUNS = Number(process.env.KILL9_RUNS ?? 200);
 const PARALLEL = 3;
-const ENTRIES_PER_WRITER = 400;
+/** Far more than a writer can commit before the kill (5–300 ms), so every run is cut mid-workload. */
+const ENTRIES_PER_WRITER = 50_000;
 const BASE_SEED = 9000;
 
 interface RunOutcome {
