@@ -59,7 +59,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       ...(budget ? { budget } : {}),
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
-      history: toHistoryView(session.log.path(), measured?.counts),
+      history: toHistoryView(measured?.path ?? session.log.path(), measured?.counts),
       ...(this.notice ? { notice: this.notice } : {}),
     };
   }

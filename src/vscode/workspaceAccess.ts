@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { resolveSafely } from '../core/tools/pathSafety';
 import { runShellCommand } from '../core/tools/shellCommand';
 import type { ConfirmChange, DirEntry, SearchOptions, TextEdit, TextMatch, WorkspaceAccess, WorkspaceFileStat } from '../core/tools/workspaceAccess';
-import { WorkspaceRefusal } from '../core/tools/workspaceAccess';
+import { compilePattern, WorkspaceRefusal } from '../core/tools/workspaceAccess';
 
 const EXCLUDE = '**/{node_modules,.git,.hg,.svn}/**';
 const SEARCH_FILE_LIMIT = 5000;
@@ -23,15 +23,6 @@ function tokenFor(signal: AbortSignal | undefined): vscode.CancellationTokenSour
 function workspaceGlob(glob: string): string {
   const pattern = glob.replace(/\\/g, '/').replace(/^\.\//, '');
   return pattern.includes('/') ? pattern : `**/${pattern}`;
-}
-
-function compilePattern(pattern: string, isRegex: boolean): RegExp {
-  if (!isRegex) return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new WorkspaceRefusal(`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
-  }
 }
 
 /** Open editors may hold unsaved changes: those are what the user sees, so the tools read them too. */

@@ -190,41 +190,35 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioRun> {
   const log = await SessionLog.create(file, { id: 'agent-faults' }, { lock: { heartbeatMs: 0 } });
   const problems: string[] = [];
   let events: AgentEvent[] = [];
+  let before = Buffer.alloc(0);
+  let after = Buffer.alloc(0);
   try {
     await seedHistory(log, spec.historyTurns ?? 0);
-    const before = readFileSync(file);
+    before = readFileSync(file);
     sharedCounter ??= TokenCounter.create('gpt-4o');
     events = await drive(spec, log, client, await sharedCounter, workspace.root);
     problems.push(...checkLog(file, log, events));
-    return {
-      events,
-      agentRequests: counts.agent,
-      summaryRequests: counts.summary,
-      requests: endpoint.requests,
-      sleeps,
-      before,
-      after: readFileSync(file),
-      dir,
-      problems,
-    };
+    after = readFileSync(file);
   } catch (error) {
     problems.push(`exception escaped the agent loop: ${messageOf(error)}`);
-    return {
-      events,
-      agentRequests: counts.agent,
-      summaryRequests: counts.summary,
-      requests: endpoint.requests,
-      sleeps,
-      before: Buffer.alloc(0),
-      after: Buffer.alloc(0),
-      dir,
-      problems,
-    };
+    before = Buffer.alloc(0);
+    after = Buffer.alloc(0);
   } finally {
     await log.close();
     await endpoint.close();
     workspace.cleanup();
   }
+  return {
+    events,
+    agentRequests: counts.agent,
+    summaryRequests: counts.summary,
+    requests: endpoint.requests,
+    sleeps,
+    before,
+    after,
+    dir,
+    problems,
+  };
 }
 
 /** Removes a scenario's session folder once its files have been checked. */

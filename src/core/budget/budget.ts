@@ -1,13 +1,8 @@
 // The token budget of one model call (window, reserve, what fills it) and the pure decisions taken on it.
+import type { BudgetBreakdown as SharedBudgetBreakdown } from '../../shared/panelViewModels';
 
-export interface BudgetBreakdown {
-  system: number;
-  tools: number;
-  summary: number;
-  /** User and assistant messages (tool-call names and arguments included) and the reply priming. */
-  messages: number;
-  toolResults: number;
-}
+/** Tokens per part of the prompt: the shared view model's breakdown without `free` (derived from the budget). */
+export type BudgetBreakdown = Omit<SharedBudgetBreakdown, 'free'>;
 
 export interface Budget {
   contextWindow: number;

@@ -5,7 +5,7 @@ import { SKIPPED_FOLDERS, globToRegExp } from './globPattern';
 import { resolveSafely } from './pathSafety';
 import { runShellCommand } from './shellCommand';
 import type { ConfirmChange, DirEntry, TextEdit, TextMatch, WorkspaceAccess, WorkspaceFileStat } from './workspaceAccess';
-import { WorkspaceRefusal } from './workspaceAccess';
+import { compilePattern, WorkspaceRefusal } from './workspaceAccess';
 
 export interface NodeWorkspaceOptions {
   trusted: boolean;
@@ -37,15 +37,6 @@ async function* walkFiles(roots: readonly string[], signal?: AbortSignal): Async
         else if (entry.isFile()) yield { absolute: nodePath.join(root, relative), relative };
       }
     }
-  }
-}
-
-function compilePattern(pattern: string, isRegex: boolean): RegExp {
-  if (!isRegex) return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new WorkspaceRefusal(`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
   }
 }
 

@@ -91,3 +91,13 @@ export class WorkspaceRefusal extends Error {
     this.name = 'WorkspaceRefusal';
   }
 }
+
+/** The search_text pattern as a RegExp (literal unless isRegex); an invalid one is a clear refusal. Shared by every WorkspaceAccess. */
+export function compilePattern(pattern: string, isRegex: boolean): RegExp {
+  if (!isRegex) return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    throw new WorkspaceRefusal(`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+  }
+}
