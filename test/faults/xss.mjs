@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_PATH } from '../harness/codeServer.mjs';
 import { hostileState } from '../ui/panelSample.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -155,7 +156,7 @@ async function run() {
   await buildPanel(assets);
   checkCsp(contentSecurityPolicy('http://127.0.0.1:1', 'abc'), failures);
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
       '--no-sandbox',

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { format } from 'node:util';
 import { chromium } from 'playwright-core';
-import { ROOT } from './codeServer.mjs';
+import { CHROMIUM_PATH, ROOT } from './codeServer.mjs';
 
-export const CHROMIUM = process.env.AGENT_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM = CHROMIUM_PATH;
 export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/screenshots');
 
 const CHROMIUM_FLAGS = [

@@ -33,12 +33,22 @@ export function isInstalled() {
   return fs.existsSync(path.join(NODE24_BIN, 'node')) && fs.existsSync(CODE_SERVER_ENTRY);
 }
 
+export const CHROMIUM_PATH = process.env.AGENT_CHROMIUM || '/usr/bin/chromium';
+
+/** Installs Debian's chromium (test/harness/installSystemPackages.sh) when it is missing: what the browser-only checks need. */
+export function ensureBrowser() {
+  if (fs.existsSync(CHROMIUM_PATH)) return;
+  console.log(`harness: no chromium at ${CHROMIUM_PATH}; running test/harness/installSystemPackages.sh (or: sudo apt-get install chromium fonts-liberation)`);
+  execFileSync('bash', [path.join(ROOT, 'test/harness/installSystemPackages.sh')], { stdio: 'inherit', env: process.env });
+  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`chromium is still missing at ${CHROMIUM_PATH}; install it with: sudo apt-get install chromium fonts-liberation`);
+}
+
 /**
  * Runs test/harness/install.sh when the cache or the browser is missing (a fresh machine); it is idempotent,
  * so a partial cache is completed, and it installs the Debian packages (chromium, headers) first.
  */
 export function ensureInstalled() {
-  if (isInstalled() && fs.existsSync(process.env.AGENT_CHROMIUM || '/usr/bin/chromium')) return;
+  if (isInstalled() && fs.existsSync(CHROMIUM_PATH)) return;
   console.log(`harness: code-server or chromium missing (cache ${E2E_HOME}); running test/harness/install.sh`);
   execFileSync('bash', [path.join(ROOT, 'test/harness/install.sh')], { stdio: 'inherit', env: process.env });
 }

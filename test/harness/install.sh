@@ -10,6 +10,20 @@ CS_ENTRY="$E2E_HOME/cs/node_modules/code-server/out/node/entry.js"
 
 bash "$(dirname "$0")/installSystemPackages.sh"
 
+# Nothing of an outer npm (`npm test`, `npm start`) may leak into the nested installs: npm exports its own
+# lifecycle state as npm_* variables (code-server's postinstall reads the Node version from
+# npm_config_user_agent and would see the outer Node 20) and puts the outer project's bin folders on PATH.
+# Only the user's registry, proxy and certificate settings pass through; ~/.npmrc is read again anyway.
+while IFS= read -r name; do
+  case "${name,,}" in
+    npm_config_registry | npm_config_*proxy | npm_config_cafile | npm_config_strict_ssl | npm_config_cache) ;;
+    *) unset "$name" ;;
+  esac
+done < <(compgen -e | grep -i '^npm_')
+unset INIT_CWD NODE
+PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e '/node_modules/\.bin$' -e '/node-gyp-bin$' | paste -sd: -)
+export PATH
+
 if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" -v)" != "v$NODE24_VERSION" ]; then
   echo "install: node $NODE24_VERSION into $E2E_HOME/node24"
   mkdir -p "$E2E_HOME/node24"

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBrowser } from './codeServer.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // One folder per invocation: a second run (or testAll) must not rebuild the scripts a running family is spawning.
@@ -53,6 +54,7 @@ const FAMILIES = [
   },
   {
     name: 'xss',
+    browser: true,
     script: 'xss',
     module: true,
     children: [],
@@ -140,6 +142,8 @@ async function runFamily(family) {
 const only = process.argv.slice(2);
 const selected =
   only.length > 0 ? FAMILIES.filter((family) => only.includes(family.script) || only.includes(family.name)) : FAMILIES;
+// The XSS family renders the panel in Debian's chromium: installed here, visibly, when a machine lacks it.
+if (selected.some((family) => family.browser)) ensureBrowser();
 let passed = 0;
 let failed = 0;
 const started = Date.now();

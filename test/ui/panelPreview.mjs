@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_PATH, ensureBrowser } from '../harness/codeServer.mjs';
 import { copyPanelAssets } from '../../media/copyAssets.mjs';
 import { THEMES, hostileState, sampleState } from './panelSample.mjs';
 
@@ -81,10 +82,11 @@ function serve() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+ensureBrowser();
 const server = await serve();
 const origin = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: CHROMIUM_PATH,
   headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
