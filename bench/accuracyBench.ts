@@ -1,10 +1,11 @@
 // Row 6: replays the real sessions and compares our calibrated context estimate (and raw count, and chars/4) with reported usage.
-import { computeBudget } from '../src/core/budget/budget';
+import { Calibration } from '../src/core/budget/calibration';
+import { measureContext } from '../src/core/budget/meter';
+import { defaultSettings } from '../src/core/settings/settings';
 import { countContext } from '../src/core/budget/contextCounts';
 import { buildContext } from '../src/core/context/contextBuilder';
 import type { ChatMessage } from '../src/core/context/chatMessage';
 import type { SessionEntry } from '../src/core/session/entries';
-import { Calibration } from '../src/core/tokens/calibration';
 import { CountCache } from '../src/core/tokens/countCache';
 import { countPath } from '../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
@@ -42,11 +43,13 @@ function relativeError(estimate: number, reported: number): number {
 
 /**
  * At every assistant message with reported usage, estimates the prompt as the loop would just before
- * that call: computeBudget over countContext of the path so far, anchored on the previous report and
- * corrected by the model's Calibration (fed by each earlier report). Compactions in the file apply.
+ * that call: the meter over the path so far, anchored on the previous report and corrected by the
+ * model's Calibration (fed by each earlier report). Compactions in the file apply.
  */
 function replay(entries: readonly SessionEntry[], counter: TokenCounter, errors: Errors): number {
-  const counts = countPath(entries, counter, new CountCache());
+  const cache = new CountCache();
+  const counts = countPath(entries, counter, cache);
+  const settings = defaultSettings();
   const calibrations = new Map<string, Calibration>();
   let lastReportChars = 0;
   let calls = 0;
@@ -60,7 +63,7 @@ function replay(entries: readonly SessionEntry[], counter: TokenCounter, errors:
     const model = entry.model ?? 'unknown';
     const calibration = calibrations.get(model) ?? new Calibration(model);
     calibrations.set(model, calibration);
-    const budget = computeBudget({ contextWindow: 10_000_000, maxOutputTokens: 8192, reserveTokens: 16_384, counted: context.breakdown, exact: false, calibration, lastReport: context.lastReport });
+    const { budget } = measureContext(prefix, { counter, cache, calibration, settings, contextWindow: 10_000_000, systemRole: 'system', tools: [] });
     const chars = messageChars(buildContext(prefix).messages);
     const charsAnchored = context.lastReport ? context.lastReport.promptTokens + Math.ceil(Math.max(0, chars - lastReportChars) / 4) : Math.ceil(chars / 4);
     errors.calibrated.push(relativeError(budget.used, reported));
@@ -73,7 +76,7 @@ function replay(entries: readonly SessionEntry[], counter: TokenCounter, errors:
       errors.calibratedDelta.push(Math.abs(budget.used - reported) / appended);
       errors.rawDelta.push(Math.abs(anchor.promptTokens + counted - anchor.countedPrompt - reported) / appended);
     }
-    calibration.observe(reported, counted);
+    calibration.observe({ reported, content: counted, tools: 0 });
     lastReportChars = chars;
     calls++;
   });

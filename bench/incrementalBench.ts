@@ -1,6 +1,6 @@
 // Row 2: the cost of one new turn (user + assistant with a tool call + tool result) on 10 … 10,000-entry sessions, old counts cached.
-import { computeBudget } from '../src/core/budget/budget';
-import { countContext } from '../src/core/budget/contextCounts';
+import { measureContext } from '../src/core/budget/meter';
+import { defaultSettings } from '../src/core/settings/settings';
 import { SessionTree } from '../src/core/session/sessionTree';
 import { CountCache } from '../src/core/tokens/countCache';
 import { countPath, entryMessage, type EntryCounts } from '../src/core/tokens/entryTokens';
@@ -10,6 +10,8 @@ import { ms, row, type BenchRow } from './benchReport';
 import { median, timeOnce } from './timing';
 import { freshTurn, importedEntries, realTurn, synthesizePath, type RealTurn } from './workloads';
 
+const SETTINGS = defaultSettings();
+
 export const INCREMENTAL_SIZES = [10, 100, 1_000, 10_000] as const;
 
 interface TurnSample {
@@ -18,7 +20,7 @@ interface TurnSample {
   pathMs: number;
   /** countPath: cached lookups of old entries + tokenizing the new ones. */
   countMs: number;
-  /** countContext (which rebuilds the context) + computeBudget. */
+  /** The meter's measurement: the context counts, budget and prune plan (countPath is a cache hit by then). */
   budgetMs: number;
 }
 
@@ -40,8 +42,7 @@ function sampleTurn(counter: TokenCounter, tree: SessionTree, cache: CountCache,
   });
   const budgetMs = timeOnce(() => {
     if (!counts) return;
-    const context = countContext(path, counts, counter);
-    computeBudget({ contextWindow: 200_000, maxOutputTokens: 8192, reserveTokens: 16_384, counted: context.breakdown, exact: counter.exact, lastReport: context.lastReport });
+    measureContext(path, { counter, cache, settings: SETTINGS, contextWindow: 200_000, systemRole: 'system', tools: [] });
   });
   return { tokenizeMs, pathMs, countMs, budgetMs };
 }
@@ -92,7 +93,7 @@ export function incrementalBench(counter: TokenCounter, iterations: number): Ben
       unit: 'ms',
       target: '≤ 1 ms',
       met: result.beyond <= 1,
-      detail: `total ${ms(result.total)} = append+path walk ${ms(result.path)} + countPath ${ms(result.count)} (tokenizing the 3 new messages alone: ${ms(result.tokenize)}) + countContext+computeBudget ${ms(result.budget)} (n=${iterations})`,
+      detail: `total ${ms(result.total)} = append+path walk ${ms(result.path)} + countPath ${ms(result.count)} (tokenizing the 3 new messages alone: ${ms(result.tokenize)}) + measureContext ${ms(result.budget)} (n=${iterations})`,
     }),
   );
   const smallest = results[0];

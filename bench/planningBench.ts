@@ -1,5 +1,6 @@
 // Row 5: prune plan + compaction cut on 1,000 and 10,000-entry sessions (entry counts already cached).
 import { planPrune } from '../src/core/budget/prunePlan';
+import { thresholdsFor } from '../src/core/budget/thresholds';
 import { planCompaction } from '../src/core/compaction/cutPlan';
 import { defaultSettings } from '../src/core/settings/settings';
 import { CountCache } from '../src/core/tokens/countCache';
@@ -20,11 +21,13 @@ export function planningBench(counter: TokenCounter, iterations: number): BenchR
   return CASES.map(({ size, targetMs }) => {
     const path = synthesizePath(source, size);
     const counts = countPath(path, counter, new CountCache());
+    const thresholds = thresholdsFor(200_000, settings);
+    const pruning = { ...settings.pruning, protectTokens: thresholds.pruneProtect, minimumTokens: thresholds.pruneMinimum };
     let pruneIds = 0;
     let needed = false;
     const planMs = medianTime(() => {
-      pruneIds = planPrune(path, counts, settings.pruning).entryIds.length;
-      const cut = planCompaction(path, counts, { keepRecentTokens: settings.compaction.keepRecentTokens, usable: 200_000 - 16_384 });
+      pruneIds = planPrune(path, counts, pruning).entryIds.length;
+      const cut = planCompaction(path, counts, { keepRecentTokens: thresholds.keepRecent, usable: thresholds.usable, fixedTokens: 0, currentSummaryTokens: 0, summaryRoom: thresholds.summaryTokens });
       needed = cut?.needed ?? false;
     }, iterations);
     return row({

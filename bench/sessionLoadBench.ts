@@ -2,8 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { computeBudget } from '../src/core/budget/budget';
-import { countContext } from '../src/core/budget/contextCounts';
+import { measureContext } from '../src/core/budget/meter';
+import { defaultSettings } from '../src/core/settings/settings';
 import { importPiFile } from '../src/core/import/piImport';
 import { SessionLog } from '../src/core/session/sessionLog';
 import { CountCache } from '../src/core/tokens/countCache';
@@ -13,12 +13,14 @@ import { ms, row, type BenchRow } from './benchReport';
 import { collectGarbage, cpuNow, median, timeOnce } from './timing';
 import { fixturePath } from './workloads';
 
+const SETTINGS = defaultSettings();
+
 interface LoadPhases {
   /** SessionLog.open: read, parse, validate, lock (and the re-read under the lock). */
   openMs: number;
   /** Reading and restoring the persisted count cache. */
   restoreMs: number;
-  /** countPath (cache hits, or tokenizing when cold) + countContext (builds the context) + computeBudget. */
+  /** The meter's measurement: countPath (cache hits, or tokenizing when cold), the context counts, budget and prune plan. */
   countMs: number;
   totalMs: number;
 }
@@ -31,10 +33,7 @@ async function openSession(file: string, counter: TokenCounter, cacheFile: strin
   try {
     const cache = cacheFile === null ? new CountCache() : CountCache.fromJSON(JSON.parse(readFileSync(cacheFile, 'utf8')) as unknown);
     const restored = cpuNow();
-    const path = log.path();
-    const counts = countPath(path, counter, cache);
-    const context = countContext(path, counts, counter);
-    computeBudget({ contextWindow: 200_000, maxOutputTokens: 8192, reserveTokens: 16_384, counted: context.breakdown, exact: counter.exact, lastReport: context.lastReport });
+    measureContext(log.path(), { counter, cache, settings: SETTINGS, contextWindow: 200_000, systemRole: 'system', tools: [] });
     const end = cpuNow();
     return { openMs: opened - start, restoreMs: restored - opened, countMs: end - restored, totalMs: end - start };
   } finally {

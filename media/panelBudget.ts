@@ -1,6 +1,6 @@
 // The budget section: a stacked bar of the context window with a legend, numbers and accuracy badges.
 
-import { budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowSourceLabel } from '../src/shared/budgetFormat';
+import { budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowLabel } from '../src/shared/budgetFormat';
 import type { BudgetView } from '../src/shared/panelViewModels';
 import { badge, h } from './panelDom';
 
@@ -28,6 +28,7 @@ function accuracyBadges(view: BudgetView): HTMLElement[] {
   if (view.unknown) out.push(badge('unknown', 'warning', 'Unknown until the next model reply (right after a compaction)'));
   else if (view.estimated) out.push(badge('estimate', 'info', 'No usage report from the endpoint yet'));
   if (view.exact) out.push(badge('exact', 'ok', 'The local tokenizer is exact for this model'));
+  if (!view.windowKnown) out.push(badge('window unknown', 'warning', "No source told us the model's context window; set compactionAgent.context.windowTokens"));
   return out;
 }
 
@@ -70,17 +71,18 @@ export function renderBudget(view: BudgetView | undefined): HTMLElement {
     h(
       'div',
       { class: 'budget-headline' },
-      h('span', { class: 'big-number' }, formatPercent(view.percent)),
-      h('span', {}, ` ${formatTokens(view.used)} of ${formatTokens(view.usable)} usable tokens`),
+      h('span', { class: 'big-number' }, view.windowKnown ? formatPercent(view.percent) : formatTokens(view.used)),
+      h('span', {}, view.windowKnown ? ` ${formatTokens(view.used)} of ${formatTokens(view.usable)} usable tokens` : ' tokens used; the model\'s window is unknown'),
       ...accuracyBadges(view),
     ),
+    ...(view.reportNote ? [h('p', { class: 'problems', attrs: { role: 'status' } }, view.reportNote)] : []),
     bar(view, parts),
     legend(parts),
     h(
       'dl',
       { class: 'facts' },
       h('dt', {}, 'Model'), h('dd', {}, view.model || 'none'),
-      h('dt', {}, 'Window'), h('dd', {}, `${formatTokens(view.contextWindow)} (${windowSourceLabel(view.windowSource)})`),
+      h('dt', {}, 'Window'), h('dd', {}, windowLabel(view)),
       h('dt', {}, 'Counts'), h('dd', {}, budgetAccuracyLabel(view)),
       h('dt', {}, 'Auto-compaction'), h('dd', {}, view.autoCompaction ? 'on' : 'off'),
       h('dt', {}, 'Last compaction'), h('dd', {}, lastCompactionLabel(view)),

@@ -1,6 +1,6 @@
 // Pure formatting of the context budget for the status bar and the panel: token counts, marks, levels, tooltip.
 
-import type { BudgetView, WindowSource } from './panelViewModels';
+import type { BudgetView } from './panelViewModels';
 
 export type BudgetLevel = 'normal' | 'warning' | 'error';
 
@@ -32,28 +32,28 @@ export function formatPercent(percent: number): string {
   return `${Math.round(percent)}%`;
 }
 
-/** The status bar text, e.g. `$(pie-chart) ~42% 53.1k/111.6k`. */
+/**
+ * The status bar text, e.g. `$(pie-chart) ~42% 53.1k/111.6k`; `53.1k/? window` when the window is unknown,
+ * and a warning icon when the endpoint's last usage report was not believed.
+ */
 export function budgetStatusText(view: BudgetView): string {
-  return `$(pie-chart) ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}`;
+  const warning = view.reportNote ? ' $(warning)' : '';
+  if (!view.windowKnown) return `$(pie-chart) ${budgetMark(view)}${formatTokens(view.used)}/? window${warning}`;
+  return `$(pie-chart) ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}${warning}`;
 }
 
 /** Which background the status bar takes; the error threshold wins when both are met. */
-export function budgetLevel(percent: number, thresholds: BudgetThresholds): BudgetLevel {
-  if (!Number.isFinite(percent)) return 'normal';
+export function budgetLevel(percent: number, thresholds: BudgetThresholds, windowKnown = true): BudgetLevel {
+  if (!windowKnown || !Number.isFinite(percent)) return 'normal';
   if (percent >= thresholds.errorPercent) return 'error';
   if (percent >= thresholds.warningPercent) return 'warning';
   return 'normal';
 }
 
-const SOURCE_LABELS: Record<WindowSource, string> = {
-  setting: 'from the setting',
-  model: "from the model's metadata",
-  endpoint: "from the endpoint's model list",
-  default: 'default',
-};
-
-export function windowSourceLabel(source: WindowSource): string {
-  return SOURCE_LABELS[source];
+/** The window and where it came from, e.g. "131k (from the endpoint's model list)" or "unknown (assuming 128k)". */
+export function windowLabel(view: Pick<BudgetView, 'contextWindow' | 'windowSource' | 'windowKnown'>): string {
+  if (!view.windowKnown) return `unknown (assuming ${formatTokens(view.contextWindow)}; ${view.windowSource})`;
+  return `${formatTokens(view.contextWindow)} (${view.windowSource})`;
 }
 
 /** What the counts can be trusted for, in words. */
@@ -86,15 +86,17 @@ export function escapeMarkdownCell(text: string): string {
 
 /** The status bar tooltip as Markdown (rendered untrusted, without HTML). */
 export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date()): string {
+  const headline = view.windowKnown ? `${budgetMark(view)}${formatPercent(view.percent)} of usable` : `${budgetMark(view)}${formatTokens(view.used)} tokens, window unknown`;
   const lines = [
-    `**Context budget** ${budgetMark(view)}${formatPercent(view.percent)} of usable (${escapeMarkdownCell(budgetAccuracyLabel(view))})`,
+    `**Context budget** ${headline} (${escapeMarkdownCell(budgetAccuracyLabel(view))})`,
+    ...(view.reportNote ? ['', `$(warning) ${escapeMarkdownCell(view.reportNote)}`] : []),
     '',
     '| Part | Tokens |',
     '| --- | ---: |',
     ...budgetRows(view).map(([label, value]) => `| ${label} | ${value} |`),
     '',
     `Model: ${view.model ? escapeMarkdownCell(view.model) : 'none'}  `,
-    `Window: ${formatTokens(view.contextWindow)} (${windowSourceLabel(view.windowSource)}), usable ${formatTokens(view.usable)}  `,
+    `Window: ${windowLabel(view)}, usable ${formatTokens(view.usable)}  `,
     `Auto-compaction: ${view.autoCompaction ? 'on' : 'off'}  `,
     `Last compaction: ${lastCompactionLabel(view, now)}`,
   ];
@@ -121,6 +123,7 @@ export function formatAgo(iso: string, now: Date): string {
 
 /** What a screen reader announces for the status bar item. */
 export function budgetAccessibilityLabel(view: BudgetView): string {
+  if (!view.windowKnown) return `Context budget: ${formatTokens(view.used)} tokens used, the model's window is unknown, ${budgetAccuracyLabel(view)}.`;
   return (
     `Context budget: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} tokens, ` +
     `${budgetAccuracyLabel(view)}. Auto-compaction ${view.autoCompaction ? 'on' : 'off'}.`

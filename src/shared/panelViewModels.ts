@@ -1,7 +1,5 @@
 // View models the backend fills for the status bar and the compaction panel: plain data, no functions.
 
-/** Where the context window size came from, shown next to it so a wrong size is easy to trace. */
-export type WindowSource = 'setting' | 'model' | 'endpoint' | 'default';
 
 /** Tokens per part of the prompt; `free` is what is left of the usable budget. */
 export interface BudgetBreakdown {
@@ -30,7 +28,12 @@ export interface BudgetView {
   exact: boolean;
   breakdown: BudgetBreakdown;
   model: string;
-  windowSource: WindowSource;
+  /** Where the window size came from, in words (e.g. "from the endpoint's model list"), so a wrong size is easy to trace. */
+  windowSource: string;
+  /** False when no source told us the window: the figures are then shown without a percentage. */
+  windowKnown: boolean;
+  /** Why the endpoint's last usage report was not believed (e.g. a server that truncated the prompt). */
+  reportNote?: string;
   autoCompaction: boolean;
   /** `when` is an ISO timestamp. */
   lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };

@@ -6,7 +6,9 @@ import { runAgent } from '../core/agent/agentLoop';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
 import { modelSummarizer } from '../core/compaction/modelSummarizer';
 import type { ModelError } from '../core/llm/modelStream';
-import { ToolRegistry } from '../core/tools/toolRegistry';
+import { selectTools } from '../core/budget/toolSelection';
+import { functionName, ToolRegistry } from '../core/tools/toolRegistry';
+import type { ExternalTool } from '../core/tools/toolTypes';
 import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import { changeConfirmation } from './changeConfirmation';
@@ -128,14 +130,27 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const subscription = token.onCancellationRequested(() => abort.abort());
   for (const note of session.takeNotes()) stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
   try {
+    const counter = await session.ensureCounter();
     const registry = new ToolRegistry();
     if (configuration.settings.tools.includeVsCodeTools) {
-      for (const tool of externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS)) registry.addExternal(tool);
+      const optional = externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS);
+      const selection = selectTools<ExternalTool>({
+        builtIn: registry.definitions(),
+        optional,
+        definition: (tool) => ({ type: 'function', function: { name: functionName(tool.name), description: tool.description, parameters: tool.inputSchema } }),
+        counter,
+        calibration: session.calibrationState,
+        contextWindow: bound.choice.contextWindow,
+        settings: configuration.settings,
+      });
+      for (const tool of selection.chosen) registry.addExternal(tool);
+      if (selection.dropped.length > 0) {
+        stream.markdown(`*Offered ${selection.chosen.length} of ${optional.length} VS Code tools: all of them would take more than a quarter of this model's ${formatTokens(selection.limit * 4)}-token prompt budget (compactionAgent.tools.includeVsCodeTools).*\n\n`);
+      }
     }
     const workspace = vscodeWorkspaceAccess(changeConfirmation(configuration));
     const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots() });
     session.useRequestShape(registry.definitions(), systemPrompt);
-    const counter = await session.ensureCounter();
     const deps = session.deps();
     if (!deps) throw new Error('The tokenizer could not be loaded.');
     const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
@@ -147,6 +162,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       workspace,
       settings: configuration.settings,
       contextWindow: bound.choice.contextWindow,
+      windowKnown: bound.choice.windowSource !== 'default',
       counter,
       cache: deps.cache,
       calibration: session.calibrationState,

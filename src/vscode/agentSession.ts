@@ -1,14 +1,14 @@
 // One open session and what its budget needs: the token counter for its model, cached counts and calibration.
 import * as vscode from 'vscode';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
-import type { CountingDeps, MeasuredContext } from '../core/agent/contextMeasure';
-import { measureContext } from '../core/agent/contextMeasure';
+import { Calibration } from '../core/budget/calibration';
+import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
+import { measureContext } from '../core/budget/meter';
 import { DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from '../core/budget/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
 import type { SessionRecord } from '../core/session/sessionIndex';
 import { nodeFileIo } from '../core/storage/fileIo';
-import { Calibration } from '../core/tokens/calibration';
 import { CountCache } from '../core/tokens/countCache';
 import { TokenCounter } from '../core/tokens/tokenCounter';
 import { ToolRegistry } from '../core/tools/toolRegistry';
@@ -111,6 +111,7 @@ export class AgentSession implements vscode.Disposable {
       calibration: this.calibration,
       settings: this.configuration.settings,
       contextWindow: this.model.contextWindow,
+      windowKnown: this.model.windowSource !== 'default',
       systemPrompt: this.systemPrompt,
       systemRole: 'system',
       tools: this.tools,

@@ -86,7 +86,7 @@ export async function pruneCommand(input: SlashCommandInput): Promise<void> {
   await session.ensureCounter();
   const deps = session.deps();
   if (!deps) throw new Error('The tokenizer could not be loaded.');
-  const entry = await pruneNow(session.log, deps, { reason: 'manual', minimumTokens: 0 });
+  const entry = await pruneNow(session.log, deps, { reason: 'manual', anySize: true });
   stream.markdown(
     entry
       ? `Pruned ${entry.toolResultIds.length} old tool output(s): ~${formatTokens(entry.tokensFreed)} tokens freed. The model sees a placeholder and can read them back with read_stored_output.`

@@ -3,9 +3,9 @@ import * as vscode from 'vscode';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRunner';
 import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
-import type { CountingDeps } from '../core/agent/contextMeasure';
+import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { shrinkProblem } from '../core/compaction/compactionGuards';
+import { shrinkProblem } from '../core/compaction/cutPlan';
 import type { CompactionEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
@@ -66,7 +66,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   async pruneNow(): Promise<void> {
     const session = await this.requireSession();
-    const entry = await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', minimumTokens: 0 }));
+    const entry = await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', anySize: true }));
     this.say('info', entry ? `Pruned ${entry.toolResultIds.length} old tool output(s), freeing ~${formatTokens(entry.tokensFreed)} tokens. They stay stored and readable.` : 'Nothing to prune: no tool output outside the protected recent window.');
   }
 
@@ -88,7 +88,8 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
       return undefined;
     }
-    const noShrink = shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
+    // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
+    const noShrink = auto ? shrinkProblem(proposal.tokensBefore, proposal.tokensAfter) : null;
     if (noShrink) {
       proposal.problems = [...proposal.problems, noShrink];
       proposal.needsReview = true;

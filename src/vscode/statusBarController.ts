@@ -52,7 +52,7 @@ export class StatusBarController implements vscode.Disposable {
     tooltip.isTrusted = false;
     tooltip.supportHtml = false;
     this.item.tooltip = tooltip;
-    this.item.backgroundColor = LEVEL_BACKGROUNDS[budgetLevel(budget.percent, thresholds)];
+    this.item.backgroundColor = LEVEL_BACKGROUNDS[budgetLevel(budget.percent, thresholds, budget.windowKnown)];
     this.item.accessibilityInformation = { label: budgetAccessibilityLabel(budget), role: 'button' };
     this.item.show();
     this.isShown = true;

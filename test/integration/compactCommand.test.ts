@@ -52,7 +52,7 @@ describe('/compact and restore', () => {
     assert.ok(requestText(summaryCalls[0]).includes('first question: why does the alpha test fail?'), 'the summarizer did not see the history');
     const session = await activeSession();
     const compaction = compactionOnPath(session.log.path());
-    assert.ok(compaction, `no compaction entry: ${pathSummary(session)}`);
+    assert.ok(compaction, `no compaction entry: ${pathSummary(session)}; reply: ${shown.text}`);
     assert.equal(compaction.instructions, FOCUS);
     assert.equal(compaction.auto, false);
     assert.equal(compaction.edited, false);

@@ -1,12 +1,16 @@
 // Test helper: the invariants every compaction cut plan must satisfy on its path.
 import { expect } from 'vitest';
 import { contextSpan } from '../../src/core/budget/pathState';
-import { maxKeptTokens, type CutPlan } from '../../src/core/compaction/cutPlan';
-import { validCuts } from '../../src/core/compaction/cutPoints';
+import { maxKeptTokens, validCuts, type CutOptions, type CutPlan } from '../../src/core/compaction/cutPlan';
 import type { SessionEntry } from '../../src/core/session/entries';
 
+/** Cut options with no fixed prompt and no summary: only the kept history competes for the budget. */
+export function cutOptions(keepRecentTokens: number, usable: number): CutOptions {
+  return { keepRecentTokens, usable, fixedTokens: 0, currentSummaryTokens: 0, summaryRoom: 0 };
+}
+
 /** Checks every invariant a cut plan must satisfy on its path. */
-export function expectValidCut(path: readonly SessionEntry[], plan: CutPlan, options: { keepRecentTokens: number; usable: number }): void {
+export function expectValidCut(path: readonly SessionEntry[], plan: CutPlan, options: CutOptions): void {
   const { messages } = contextSpan(path);
   const ids = messages.map((entry) => entry.id);
   const cut = ids.indexOf(plan.firstKeptEntryId ?? '');

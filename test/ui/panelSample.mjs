@@ -38,7 +38,7 @@ export function sampleState() {
       contextWindow: 128000, usable: 111616, used: 53100, reserved: 16384, percent: 47.6,
       estimated: true, unknown: false, exact: true,
       breakdown: { system: 2100, tools: 3400, summary: 1800, messages: 21000, toolResults: 24800, free: 58516 },
-      model: 'gpt-4.1-mini', windowSource: 'model', autoCompaction: true,
+      model: 'gpt-4.1-mini', windowSource: "from the model's metadata", windowKnown: true, autoCompaction: true,
       lastCompaction: { when: new Date(Date.now() - 42 * 60000).toISOString(), tokensBefore: 98000, tokensAfter: 31000 },
     },
     proposal: {

@@ -73,7 +73,7 @@ describe('runAgent', () => {
   });
 
   it('on an overflow error compacts once and retries: two model calls, one compaction', async () => {
-    await seedHistory(6);
+    await seedHistory(12);
     const { agent, model, summarizer } = options([{ error: OVERFLOW }, { text: 'Done after compaction.' }]);
     const events = await collect(runAgent(agent));
     expect(model.requests).toHaveLength(2);

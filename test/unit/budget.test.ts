@@ -1,12 +1,11 @@
-// Budget arithmetic, context-window resolution and the proactive/after-step/reactive decisions.
+// The meter's pieces: context-window resolution, thresholds that scale with the window, and the before-call decision.
 import { describe, expect, it } from 'vitest';
-import { computeBudget, decideAfterStep, decideBeforeCall, decideOnOverflowError, effectiveReserve, shouldPrune, type BudgetBreakdown } from '../../src/core/budget/budget';
+import { decideBeforeCall, type Budget } from '../../src/core/budget/budget';
 import { resolveContextWindow } from '../../src/core/budget/contextWindow';
-import { Calibration } from '../../src/core/tokens/calibration';
+import { RULES, thresholdsFor } from '../../src/core/budget/thresholds';
+import { defaultSettings } from '../../src/core/settings/settings';
 
-const counted = (messages: number, toolResults = 0): BudgetBreakdown => ({ system: 1000, tools: 2000, summary: 0, messages, toolResults });
-const base = { contextWindow: 128_000, maxOutputTokens: 8192, reserveTokens: 16_384, exact: true };
-const settings = { autoCompact: true, pruningEnabled: true, prunableTokens: 0 };
+const settings = { autoCompact: true, pruningEnabled: true, prunableTokens: 0, pruneAtPercent: 80 };
 
 describe('resolveContextWindow', () => {
   it('prefers the setting, then model metadata, then the endpoint list, then 128k', () => {
@@ -18,59 +17,86 @@ describe('resolveContextWindow', () => {
   });
 });
 
-describe('computeBudget', () => {
-  it('reserves max(reserve, max output) so a long reply cannot overflow', () => {
-    expect(effectiveReserve(16_384, 8192, 128_000)).toBe(16_384);
-    expect(effectiveReserve(16_384, 32_768, 128_000)).toBe(32_768);
-    expect(effectiveReserve(16_384, 32_768, 32_000)).toBe(16_000);
-    const budget = computeBudget({ ...base, maxOutputTokens: 32_768, counted: counted(10_000, 5_000) });
-    expect(budget.outputReserve).toBe(32_768);
-    expect(budget.usable).toBe(128_000 - 32_768);
+describe('thresholds scale with the window', () => {
+  const defaults = defaultSettings();
+
+  it("keep the seeds' numbers at a 200k window", () => {
+    const at200k = thresholdsFor(200_000, defaults);
+    expect(at200k.outputReserve).toBe(16_384);
+    expect(at200k.keepRecent).toBe(20_000);
+    expect(at200k.pruneProtect).toBe(40_000);
+    expect(at200k.pruneMinimum).toBe(20_000);
+    expect(at200k.summaryTokens).toBe(13_107);
+    expect(at200k.toolOutputChars).toBe(24_000);
+    expect(at200k.usable).toBe(200_000 - 16_384);
   });
 
-  it('fills the breakdown and marks an uncalibrated, unanchored figure as an estimate', () => {
-    const budget = computeBudget({ ...base, counted: counted(10_000, 5_000) });
-    expect(budget.used).toBe(18_000);
-    expect(budget.breakdown).toEqual(counted(10_000, 5_000));
-    expect(budget.usable).toBe(128_000 - 16_384);
-    expect(budget.free).toBe(budget.usable - 18_000);
-    expect(budget.estimated).toBe(true);
-    expect(budget.exact).toBe(true);
+  it('shrink with small windows so an 8k model keeps room for a prompt and pruning can fire at 32k', () => {
+    const at8k = thresholdsFor(8_192, defaults);
+    expect(at8k.outputReserve).toBe(1_024);
+    expect(at8k.usable).toBe(8_192 - 1_024);
+    expect(at8k.keepRecent).toBeLessThan(at8k.usable / 4);
+    expect(at8k.toolOutputChars).toBe(4_000);
+    const at32k = thresholdsFor(32_768, defaults);
+    expect(at32k.pruneProtect + at32k.pruneMinimum).toBeLessThan(at32k.usable);
+    expect(at32k.outputReserve).toBeLessThan(4_000);
   });
 
-  it('anchors on the last report and adds the calibrated count of what was appended since', () => {
-    const calibration = new Calibration('llama');
-    calibration.observe(12_000, 10_000);
-    const budget = computeBudget({ ...base, exact: false, calibration, counted: counted(10_000, 5_000), lastReport: { promptTokens: 16_500, countedPrompt: 15_000 } });
-    expect(budget.used).toBe(16_500 + 3_600);
-    expect(budget.estimated).toBe(false);
-    const shrunk = computeBudget({ ...base, calibration, counted: counted(1_000), lastReport: { promptTokens: 16_500, countedPrompt: 15_000 } });
-    expect(shrunk.used).toBe(Math.round(4_000 * 1.2));
+  it('are monotonic in the window and always inside their clamps', () => {
+    let previous = thresholdsFor(4_096, defaults);
+    for (let window = 4_096; window <= 2_000_000; window = Math.round(window * 1.3)) {
+      const current = thresholdsFor(window, defaults);
+      for (const key of ['outputReserve', 'keepRecent', 'pruneProtect', 'pruneMinimum', 'summaryTokens', 'toolOutputChars'] as const) {
+        expect(current[key]).toBeGreaterThanOrEqual(previous[key]);
+      }
+      expect(current.outputReserve).toBeLessThanOrEqual(Math.max(RULES.outputReserve.max, 0));
+      expect(current.usable + current.outputReserve).toBe(window);
+      previous = current;
+    }
+  });
+
+  it("honour a user's explicit values, but never reserve more than half the window", () => {
+    const custom = defaultSettings();
+    custom.compaction.reserveTokens = 4_000;
+    custom.compaction.keepRecentTokens = 9_000;
+    custom.pruning.protectTokens = 123;
+    custom.tools.outputMaxChars = 10;
+    const at64k = thresholdsFor(64_000, custom);
+    expect(at64k.outputReserve).toBe(4_000);
+    expect(at64k.keepRecent).toBe(9_000);
+    expect(at64k.pruneProtect).toBe(123);
+    expect(at64k.toolOutputChars).toBe(1_000);
+    custom.context.maxOutputTokens = 8_000;
+    expect(thresholdsFor(16_384, custom).outputReserve).toBe(8_000);
+    expect(thresholdsFor(8_192, custom).outputReserve).toBe(4_096);
   });
 });
 
-describe('decisions', () => {
-  const at = (used: number) => computeBudget({ ...base, counted: { system: 0, tools: 0, summary: 0, messages: used, toolResults: 0 } });
+describe('decideBeforeCall', () => {
+  const usable = 100_000;
+  const at = (used: number): Budget => ({
+    contextWindow: 110_000,
+    windowKnown: true,
+    outputReserve: 10_000,
+    usable,
+    used,
+    basis: 'report',
+    estimated: false,
+    exact: true,
+    breakdown: { system: 0, tools: 0, summary: 0, messages: used, toolResults: 0 },
+    free: Math.max(0, usable - used),
+    percent: (used / usable) * 100,
+  });
 
   it('does nothing below the prune threshold, even if pruning is possible', () => {
-    expect(shouldPrune(at(50_000))).toBe(false);
     expect(decideBeforeCall(at(50_000), { ...settings, prunableTokens: 40_000 })).toBe('ok');
   });
 
   it('prunes above the threshold when pruning alone brings it under, else compacts on overflow', () => {
-    const usable = 128_000 - 16_384;
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, prunableTokens: 30_000 })).toBe('prune');
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, prunableTokens: 1_000 })).toBe('compact');
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, pruningEnabled: false, prunableTokens: 30_000 })).toBe('compact');
     expect(decideBeforeCall(at(usable - 1_000), settings)).toBe('ok');
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, autoCompact: false })).toBe('ok');
-  });
-
-  it('checks reported usage after a step and retries an overflow error once', () => {
-    const budget = at(10_000);
-    expect(decideAfterStep({ promptTokens: 110_000, completionTokens: 3_000 }, budget, settings)).toBe('compact');
-    expect(decideAfterStep({ promptTokens: 9_000, completionTokens: 500 }, budget, settings)).toBe('ok');
-    expect(decideOnOverflowError(0)).toBe('compact-and-retry');
-    expect(decideOnOverflowError(1)).toBe('fail');
   });
 });

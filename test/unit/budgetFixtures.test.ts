@@ -1,14 +1,13 @@
-// Real fixture sessions: plans at 32k/128k/200k windows keep their invariants; chars/4 error is measured against the tokenizer.
+// Real fixture sessions: plans at 8k to 1M windows keep their invariants; chars/4 error is measured against the tokenizer.
 import { describe, expect, it } from 'vitest';
-import { effectiveReserve } from '../../src/core/budget/budget';
-import { planPrune } from '../../src/core/budget/prunePlan';
+import { measureContext } from '../../src/core/budget/meter';
 import { planReport } from '../../src/core/budget/planReport';
 import { planCompaction } from '../../src/core/compaction/cutPlan';
 import { defaultSettings } from '../../src/core/settings/settings';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { CountCache } from '../../src/core/tokens/countCache';
-import { countPath, entryMessage } from '../../src/core/tokens/entryTokens';
+import { entryMessage } from '../../src/core/tokens/entryTokens';
 import { TokenCounter, estimateTokens } from '../../src/core/tokens/tokenCounter';
 import { FIXTURE_FILES, readFixturePath } from '../support/budgetFixtures';
 import { expectValidCut } from '../support/budgetInvariants';
@@ -28,21 +27,25 @@ function messageChars(entry: SessionEntry): number {
 describe.each(FIXTURE_FILES)('fixture %s', (file) => {
   const path = readFixturePath(file);
 
-  it('plans at 32k, 128k and 200k windows satisfy the cut and prune invariants', async () => {
+  it('plans at 8k, 16k, 32k, 128k, 200k and 1M windows satisfy the cut and prune invariants, in one unit', async () => {
     const counter = await TokenCounter.create('gpt-4o');
-    const counts = countPath(path, counter, new CountCache());
+    const cache = new CountCache();
     const settings = defaultSettings();
-    for (const window of [32_000, 128_000, 200_000]) {
-      const usable = window - effectiveReserve(settings.compaction.reserveTokens, settings.context.maxOutputTokens, window);
-      const options = { keepRecentTokens: settings.compaction.keepRecentTokens, usable };
-      const plan = planCompaction(path, counts, options);
+    for (const window of [8_192, 16_384, 32_768, 128_000, 200_000, 1_048_576]) {
+      const measured = measureContext(path, { counter, cache, settings, contextWindow: window, systemRole: 'system', tools: [] });
+      const { budget, thresholds } = measured;
+      const options = { keepRecentTokens: thresholds.keepRecent, usable: budget.usable, fixedTokens: 0, currentSummaryTokens: budget.breakdown.summary, summaryRoom: thresholds.summaryTokens };
+      const plan = planCompaction(path, measured.costs, options);
       expect(plan).not.toBeNull();
       expectValidCut(path, plan!, options);
-      const prune = planPrune(path, counts, settings.pruning);
-      expect(prune.entryIds.length === 0 || prune.tokensFreed >= settings.pruning.minimumTokens).toBe(true);
-      const report = await planReport(path, { contextWindow: window, maxOutput: settings.context.maxOutputTokens, model: 'gpt-4o', settings, counter });
-      expect(report.budget.usable).toBe(usable);
+      const prune = measured.prune;
+      expect(prune.entryIds.length === 0 || prune.tokensFreed >= thresholds.pruneMinimum).toBe(true);
+      const report = await planReport(path, { contextWindow: window, windowSource: 'option', model: 'gpt-4o', settings, counter, cache });
+      expect(report.budget.usable).toBe(budget.usable);
+      expect(report.budget.used).toBe(budget.used);
       expect(report.compaction.firstKeptEntryId).toBe(plan!.firstKeptEntryId);
+      // needed, the decision and the budget are the same number: over usable means compaction is needed.
+      expect(report.compaction.needed).toBe(budget.used > budget.usable);
       expect(JSON.parse(JSON.stringify(report))).toEqual(report);
     }
   });

@@ -1,13 +1,15 @@
-// The CLI's budget and plans on the real fixture sessions: `inspect --json` plan invariants at 32k/128k/200k, exact `context` counts, the bundled binary.
+// The CLI's budget and plans on the real fixture sessions: `inspect --json` plan invariants from 8k to 1M, exact `context` counts, the bundled binary.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextSpan } from '../../src/core/budget/pathState';
 import { prunedToolResultIds as prunedIds } from '../../src/core/context/contextMarkers';
-import type { InspectPlan } from '../../src/core/cli/inspectCommand';
+import { thresholdsFor } from '../../src/core/budget/thresholds';
+import { PLAN_WINDOWS, type InspectPlan } from '../../src/core/cli/inspectCommand';
 import { defaultCliDeps, runCli } from '../../src/core/cli/runCli';
-import { validCuts } from '../../src/core/compaction/cutPoints';
+import { validCuts } from '../../src/core/compaction/cutPlan';
+import { defaultSettings } from '../../src/core/settings/settings';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
@@ -19,9 +21,6 @@ import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 const FIXTURES = PI_FIXTURES_DIR;
 const FILES = ['before-compaction', 'large-session'] as const;
 const WINDOWS = [32_000, 128_000, 200_000] as const;
-/** Settings defaults: compaction.reserveTokens and context.maxOutputTokens. */
-const RESERVE = 16_384;
-const MAX_OUTPUT = 8192;
 
 let dir: string;
 let cleanup: () => void;
@@ -34,11 +33,13 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-async function inspect(session: string, ...argv: string[]): Promise<InspectPlan & { planLeafId: string | null }> {
+type InspectJson = InspectPlan & { planLeafId: string | null; plansByWindow: Record<string, InspectPlan> };
+
+async function inspect(session: string, ...argv: string[]): Promise<InspectJson> {
   const { code, out, err } = await run('inspect', session, '--json', ...argv);
   expect(err).toBe('');
   expect(code).toBe(0);
-  return JSON.parse(out) as InspectPlan & { planLeafId: string | null };
+  return JSON.parse(out) as InspectJson;
 }
 
 async function readPath(session: string, leaf?: string): Promise<SessionEntry[]> {
@@ -92,19 +93,21 @@ function expectPruneInvariants(path: readonly SessionEntry[], plan: InspectPlan,
     expect(at(id)).toBeLessThan(lastTwoTurns);
     expect(at(id)).toBeGreaterThanOrEqual(contextStart(path, at));
   }
-  expect(plan.prune.entryIds.length === 0 ? plan.prune.tokensFreed === 0 : plan.prune.tokensFreed >= 20_000).toBe(true);
+  expect(plan.prune.entryIds.length === 0 ? plan.prune.tokensFreed === 0 : plan.prune.tokensFreed >= plan.thresholds.pruneMinimum).toBe(true);
 }
 
 function expectBudgetInvariants(plan: InspectPlan, window: number): void {
   const { budget } = plan;
   expect(budget.contextWindow).toBe(window);
-  expect(budget.outputReserve).toBe(Math.min(Math.max(RESERVE, MAX_OUTPUT), Math.floor(window / 2)));
+  expect(budget.outputReserve).toBe(thresholdsFor(window, defaultSettings()).outputReserve);
   expect(budget.usable).toBe(budget.contextWindow - budget.outputReserve);
+  // The parts always add up to `used`: the status bar, the panel and the decision read one number.
   const { system, tools, summary, messages, toolResults } = budget.breakdown;
-  expect(system + tools + summary + messages + toolResults).toBe(budget.counted);
-  // No calibration is applied by the CLI, so the breakdown explains `used` exactly (anchored: plus the report's offset).
-  if (budget.estimated) expect(budget.used).toBe(budget.counted);
-  else expect(budget.used).toBe(budget.counted + budget.anchor!.promptTokens - budget.anchor!.countedPrompt);
+  expect(system + tools + summary + messages + toolResults).toBe(budget.used);
+  expect(plan.compaction.needed).toBe(budget.used > budget.usable);
+  // No calibration is applied by the CLI: `used` is our count, or the report plus what came after it.
+  if (plan.anchor === null) expect(budget.used).toBe(plan.counted);
+  else expect(budget.used).toBe(plan.counted + plan.anchor.promptTokens - plan.anchor.countedPrompt);
 }
 
 beforeAll(async () => {
@@ -133,7 +136,25 @@ describe.each(FILES)('cli budget on %s', (name) => {
     }
     // A bigger window never keeps less verbatim history, and the same context is counted the same.
     expect(plans[0]!.compaction.tokensKept).toBeLessThanOrEqual(plans[2]!.compaction.tokensKept);
-    expect(new Set(plans.map((plan) => plan.budget.counted)).size).toBe(1);
+    expect(new Set(plans.map((plan) => plan.counted)).size).toBe(1);
+  });
+
+  it('inspect --json reports the window and its source, and the plans from an 8k to a 1M window', async () => {
+    const session = sessions.get(name)!;
+    const path = await readPath(session);
+    const report = await inspect(session);
+    expect(report.window).toEqual({ tokens: 128_000, source: 'default' });
+    expect(report.budget.windowKnown).toBe(false);
+    expect(Object.keys(report.plansByWindow).map(Number)).toEqual([...PLAN_WINDOWS]);
+    for (const window of PLAN_WINDOWS) {
+      const plan = report.plansByWindow[String(window)]!;
+      expect(plan.window).toEqual({ tokens: window, source: 'option' });
+      expectBudgetInvariants(plan, window);
+      expectCutInvariants(path, plan);
+      expectPruneInvariants(path, plan);
+      if (!plan.compaction.canHelp) expect(plan.compaction.minimumAfter).toBeGreaterThan(plan.budget.usable);
+    }
+    expect(report.plansByWindow['8192']!.thresholds.keepRecent).toBeLessThan(report.plansByWindow['1048576']!.thresholds.keepRecent);
   });
 
   it('an early leaf with no usage report yet is estimated and its breakdown sums to used exactly', async () => {
@@ -143,7 +164,7 @@ describe.each(FILES)('cli budget on %s', (name) => {
     const plan = await inspect(session, '--leaf', firstUser.id, '--context-window', '32000');
     expect(plan.planLeafId).toBe(firstUser.id);
     expect(plan.budget.estimated).toBe(true);
-    expect(plan.budget.anchor).toBeNull();
+    expect(plan.anchor).toBeNull();
     expectBudgetInvariants(plan, 32_000);
   });
 
@@ -158,7 +179,7 @@ describe.each(FILES)('cli budget on %s', (name) => {
     expect(printed.tokens).toBeGreaterThan(printed.messages.length * 4);
     // The same context, counted entry by entry by `inspect`, agrees with the whole-request count.
     const plan = await inspect(session, '--system', 'You are terse.');
-    expect(plan.budget.counted).toBe(printed.tokens);
+    expect(plan.counted).toBe(printed.tokens);
   });
 });
 
@@ -209,11 +230,13 @@ describe('cli budget options', () => {
     expect(code).toBe(0);
     expect(out).toContain('entries: 1002');
     expect(out).toMatch(/budget for gpt-4o \(exact o200k_base counts\):/);
-    expect(out).toMatch(/^ {2}context window +32000$/m);
-    expect(out).toMatch(/^ {2}usable +16000$/m);
+    expect(out).toMatch(/^ {2}context window +32000 {2}from option$/m);
+    expect(out).toMatch(/^ {2}usable +29376$/m);
     expect(out).toMatch(/^ {2}tool results +\d+$/m);
     expect(out).toMatch(/^decision before the next call: compact$/m);
     expect(out).toMatch(/^compaction NEEDED: summarize \d+ entries/m);
+    // The newest message alone is bigger than this window's budget: said before any summary is paid for.
+    expect(out).toMatch(/^compaction: CANNOT HELP, the smallest context it could leave is \d+ tokens$/m);
   });
 });
 

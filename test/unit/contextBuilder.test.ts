@@ -191,3 +191,53 @@ describe('provider-shape repair', () => {
     expect(buildContext([], { systemPrompt: 'p', systemRole: 'developer' }).messages).toEqual([{ role: 'developer', content: 'p' }]);
   });
 });
+
+describe('carried request and pins by entry', () => {
+  it('pin-with-reused-call-ids: a pinned result comes back with its own call, never another exchange with the same id', () => {
+    const b = new PathBuilder();
+    for (let turn = 0; turn < 4; turn++) {
+      b.user(`u${turn}`);
+      b.assistant(`a${turn}`, ['call_0']);
+      b.tool(`t${turn}`, 'call_0', `output of turn ${turn}`);
+      b.assistant(`f${turn}`);
+    }
+    b.pin('p', 't1');
+    b.compaction('c', 'u3');
+    const built = buildContext(b.path());
+    expect(labels(built.messages)).toEqual(['S(summary c)', 'a1', 'turn 1', 'u3', 'a3', 'turn 3', 'f3']);
+    expect(validateChatMessages(built.messages)).toEqual([]);
+    // Pinning the assistant message brings exactly its own result.
+    const c = new PathBuilder();
+    for (let turn = 0; turn < 3; turn++) {
+      c.user(`u${turn}`);
+      c.assistant(`a${turn}`, ['call_0']);
+      c.tool(`t${turn}`, 'call_0', `output of turn ${turn}`);
+    }
+    c.user('u3');
+    c.pin('p', 'a0');
+    c.compaction('c', 'u3');
+    expect(labels(buildContext(c.path()).messages)).toEqual(['S(summary c)', 'a0', 'turn 0', 'u3']);
+  });
+
+  it('carries the open turn\'s request after the summary when a compaction cut into the turn, once', () => {
+    const b = new PathBuilder();
+    b.user('u1');
+    b.assistant('a1');
+    b.user('u2');
+    b.assistant('a2', ['c2']);
+    b.tool('t2', 'c2');
+    b.assistant('a2b', ['c2b']);
+    b.tool('t2b', 'c2b');
+    b.compaction('c', 'a2b');
+    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary c)', 'u2', 'a2b', 't2b']);
+    b.assistant('a2c', ['c2c']);
+    b.tool('t2c', 'c2c');
+    b.compaction('d', 'a2c');
+    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary d)', 'u2', 'a2c', 't2c']);
+    // Once the turn is answered, the next request is the one carried, and the old one is not.
+    b.assistant('done');
+    b.user('u3');
+    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary d)', 'a2c', 't2c', 'done', 'u3']);
+  });
+});
+

@@ -4,13 +4,12 @@ import fc from 'fast-check';
 import { planPrune } from '../../src/core/budget/prunePlan';
 import { contextSpan } from '../../src/core/budget/pathState';
 import { prunedToolResultIds as prunedIds } from '../../src/core/context/contextMarkers';
-import { planCompaction } from '../../src/core/compaction/cutPlan';
-import { hasNewContentSinceCompaction, shrinkProblem } from '../../src/core/compaction/compactionGuards';
+import { hasNewContentSinceCompaction, planCompaction, shrinkProblem } from '../../src/core/compaction/cutPlan';
 import type { SessionEntry } from '../../src/core/session/entries';
 import type { EntryCounts } from '../../src/core/tokens/entryTokens';
 import { PathBuilder } from '../support/sessionPathBuilder';
 import { buildSession, sessionSpec } from '../support/budgetSessions';
-import { expectValidCut } from '../support/budgetInvariants';
+import { cutOptions, expectValidCut } from '../support/budgetInvariants';
 
 const pruning = { enabled: true, protectTokens: 40_000, minimumTokens: 20_000, protectTurns: 2, protectedTools: ['skill'] };
 
@@ -104,7 +103,7 @@ describe('planCompaction', () => {
       b.tool(`t${turn}`, `c${turn}`);
       Object.assign(sizes, { [`u${turn}`]: 1000, [`a${turn}`]: 1000, [`t${turn}`]: 8000 });
     }
-    const options = { keepRecentTokens: 15_000, usable: 100_000 };
+    const options = cutOptions(15_000, 100_000);
     const plan = planCompaction(b.path(), counts(sizes), options)!;
     expect(plan.firstKeptEntryId).toBe('u2');
     expect(plan.summarizeEntryIds).toEqual(['u0', 'a0', 't0', 'u1', 'a1', 't1']);
@@ -124,7 +123,7 @@ describe('planCompaction', () => {
       b.tool(`t1_${step}`, `c${step}`);
     }
     const sizes = Object.fromEntries(b.entries.map((entry) => [entry.id, entry.type === 'toolResult' ? 6000 : 500]));
-    const options = { keepRecentTokens: 12_000, usable: 100_000 };
+    const options = cutOptions(12_000, 100_000);
     const plan = planCompaction(b.path(), counts(sizes), options)!;
     expect(plan.firstKeptEntryId).toBe('a1_3');
     expect(plan.summarizeEntryIds).toEqual(['u0', 'a0']);
@@ -142,12 +141,12 @@ describe('planCompaction', () => {
     b.user('u2');
     b.assistant('a2');
     const sizes = { u0: 9000, a0: 9000, u1: 9000, a1: 9000, u2: 9000, a2: 9000 };
-    const plan = planCompaction(b.path(), counts(sizes), { keepRecentTokens: 10_000, usable: 100_000 })!;
+    const plan = planCompaction(b.path(), counts(sizes), cutOptions(10_000, 100_000))!;
     expect(plan.summarizeEntryIds).toEqual(['u1', 'a1']);
     expect(plan.firstKeptEntryId).toBe('u2');
     const single = new PathBuilder();
     single.user('u0');
-    expect(planCompaction(single.path(), counts({ u0: 50_000 }), { keepRecentTokens: 10, usable: 1000 })).toBeNull();
+    expect(planCompaction(single.path(), counts({ u0: 50_000 }), cutOptions(10, 1000))).toBeNull();
   });
 
   it('shrinks what is kept when it would not leave room after compaction', () => {
@@ -157,7 +156,7 @@ describe('planCompaction', () => {
       b.assistant(`a${turn}`);
     }
     const sizes = { u0: 1000, a0: 1000, u1: 6000, a1: 6000, u2: 3000, a2: 3000 };
-    const options = { keepRecentTokens: 20_000, usable: 16_000 };
+    const options = cutOptions(20_000, 16_000);
     const plan = planCompaction(b.path(), counts(sizes), options)!;
     expect(plan.tokensKept).toBeLessThanOrEqual(8000);
     expect(plan.firstKeptEntryId).toBe('u2');
@@ -168,7 +167,7 @@ describe('planCompaction', () => {
     fc.assert(
       fc.property(sessionSpec, fc.integer({ min: 1000, max: 60_000 }), fc.integer({ min: 8000, max: 250_000 }), (spec, keepRecentTokens, usable) => {
         const { path, counts: entryCounts } = buildSession(spec);
-        const options = { keepRecentTokens, usable };
+        const options = cutOptions(keepRecentTokens, usable);
         const plan = planCompaction(path, entryCounts, options);
         if (plan) expectValidCut(path, plan, options);
       }),

@@ -25,7 +25,8 @@ function budget(overrides: Partial<BudgetView> = {}): BudgetView {
     exact: true,
     breakdown: { system: 2100, tools: 3400, summary: 1800, messages: 21_000, toolResults: 24_800, free: 58_516 },
     model: 'gpt-4.1-mini',
-    windowSource: 'model',
+    windowSource: "from the model's metadata",
+    windowKnown: true,
     autoCompaction: true,
     ...overrides,
   };
@@ -56,6 +57,18 @@ describe('formatTokens', () => {
 describe('budgetStatusText', () => {
   it('shows percent and used/usable with the pie chart icon', () => {
     expect(budgetStatusText(budget())).toBe('$(pie-chart) 48% 53.1k/111.6k');
+  });
+  it('shows no percentage of an assumed window when the window is unknown, and no warning colour', () => {
+    const view = budget({ windowKnown: false, windowSource: 'no source told us', percent: 95 });
+    expect(budgetStatusText(view)).toBe('$(pie-chart) 53.1k/? window');
+    expect(budgetLevel(view.percent, { warningPercent: 70, errorPercent: 90 }, view.windowKnown)).toBe('normal');
+    expect(budgetTooltipMarkdown(view)).toContain('Window: unknown (assuming 128k; no source told us)');
+    expect(budgetAccessibilityLabel(view)).toMatch(/window is unknown/);
+  });
+  it("says so when the endpoint's usage report was not believed", () => {
+    const view = budget({ reportNote: "The endpoint's last usage report was not believed: 4,096 prompt tokens for a prompt we count at 31,200." });
+    expect(budgetStatusText(view)).toBe('$(pie-chart) 48% 53.1k/111.6k $(warning)');
+    expect(budgetTooltipMarkdown(view)).toContain('not believed');
   });
   it('marks estimates with ~ and unknown counts with ?, unknown winning', () => {
     expect(budgetStatusText(budget({ estimated: true }))).toBe('$(pie-chart) ~48% 53.1k/111.6k');

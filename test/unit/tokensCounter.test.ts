@@ -6,7 +6,6 @@ import { encodingForModel } from '../../src/core/tokens/encoding';
 import { TokenCounter, estimateTokens } from '../../src/core/tokens/tokenCounter';
 import { textSlices } from '../../src/core/tokens/textSlices';
 import { CountCache } from '../../src/core/tokens/countCache';
-import { Calibration } from '../../src/core/tokens/calibration';
 import { countEntry, countPath, entryMessage } from '../../src/core/tokens/entryTokens';
 import { IMAGE_TOKENS_ESTIMATE } from '../../src/core/tokens/tokenCounter';
 import { isMessageEntry } from '../../src/core/session/entries';
@@ -187,31 +186,5 @@ describe('CountCache', () => {
     const cache = CountCache.fromJSON({ version: 1, counts: { 'a|o200k_base|full': 3, 'b|o200k_base|full': -1, bad: 4, 'c|x|full': 'no' } });
     expect(cache.size).toBe(1);
     expect(cache.get('a', 'o200k_base', 'full')).toBe(3);
-  });
-});
-
-describe('Calibration', () => {
-  it('is uncalibrated (ratio 1) until a usable report arrives', () => {
-    const calibration = new Calibration('llama');
-    expect(calibration.calibrated).toBe(false);
-    expect(calibration.apply(1000)).toBe(1000);
-    expect(calibration.observe(120, 100)).toBe(false);
-    expect(calibration.observe(0, 5000)).toBe(false);
-    expect(calibration.calibrated).toBe(false);
-    expect(calibration.observe(11_000, 10_000)).toBe(true);
-    expect(calibration.calibrated).toBe(true);
-    expect(calibration.apply(1000)).toBe(1100);
-  });
-
-  it('uses the median of recent ratios, so single outliers do not move it', () => {
-    const calibration = new Calibration('llama');
-    for (const reported of [11_000, 11_200, 10_800, 11_100]) calibration.observe(reported, 10_000);
-    calibration.observe(24_000, 10_000);
-    calibration.observe(90_000, 10_000);
-    expect(calibration.ratio).toBeCloseTo(1.11, 2);
-    const restored = Calibration.fromJSON(JSON.parse(JSON.stringify(calibration)), 'llama');
-    expect(restored.ratio).toBe(calibration.ratio);
-    expect(Calibration.fromJSON(calibration.toJSON(), 'other-model').calibrated).toBe(false);
-    expect(Calibration.fromJSON({ model: 'llama', ratios: [9, 'x'] }, 'llama').calibrated).toBe(false);
   });
 });

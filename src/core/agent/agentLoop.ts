@@ -1,9 +1,11 @@
 // The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
 import { buildContext } from '../context/contextBuilder';
-import type { DoneEvent, ModelStream } from '../llm/modelStream';
+import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
 import type { AssistantEntry, UserEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
-import type { Calibration } from '../tokens/calibration';
+import type { Calibration } from '../budget/calibration';
+import type { CountingDeps, MeasuredContext } from '../budget/meter';
+import { measureContext, requestOutputTokens } from '../budget/meter';
 import type { CountCache } from '../tokens/countCache';
 import type { TokenCounter } from '../tokens/tokenCounter';
 import type { ToolRegistry } from '../tools/toolRegistry';
@@ -14,9 +16,7 @@ import type { AgentEvent, DoneReason, ReviewCompaction } from './agentEvents';
 import type { AgentLog } from './agentLog';
 import type { SummarizeFn } from './compactionRunner';
 import type { GateState } from './contextGate';
-import { autoCompact, prepareContext } from './contextGate';
-import type { CountingDeps } from './contextMeasure';
-import { measureContext } from './contextMeasure';
+import { autoCompact, newRequestProgress, prepareContext } from './contextGate';
 import type { StepOutcome } from './modelStep';
 import { modelStep } from './modelStep';
 import { buildSystemPrompt } from './systemPrompt';
@@ -33,6 +33,10 @@ export interface AgentOptions {
   workspace: WorkspaceAccess;
   settings: Settings;
   contextWindow: number;
+  /** False when the window is an assumption (no source told us); default true. */
+  windowKnown?: boolean;
+  /** The most output tokens the model accepts, when its listing says so. */
+  maxOutputTokens?: number;
   counter: TokenCounter;
   cache: CountCache;
   calibration?: Calibration;
@@ -47,13 +51,18 @@ export interface AgentOptions {
   maxSteps?: number;
 }
 
-function toolLimits(settings: Settings): ToolLimits {
+/** The tool settings with the output cap the window's thresholds chose (settings say 0 = scale). */
+function toolSettings(settings: Settings, measured: MeasuredContext): Settings['tools'] {
+  return { ...settings.tools, outputMaxChars: measured.thresholds.toolOutputChars, outputMaxLines: measured.thresholds.toolOutputLines };
+}
+
+function toolLimits(tools: Settings['tools']): ToolLimits {
   // Pages of read_stored_output stay below the inline cap so reading back is never capped again.
   return {
     ...DEFAULT_TOOL_LIMITS,
-    commandTimeoutMs: settings.tools.commandTimeoutSeconds * 1000,
-    pageChars: Math.floor(settings.tools.outputMaxChars * 0.8),
-    pageLines: Math.floor(settings.tools.outputMaxLines * 0.8),
+    commandTimeoutMs: tools.commandTimeoutSeconds * 1000,
+    pageChars: Math.floor(tools.outputMaxChars * 0.8),
+    pageLines: Math.floor(tools.outputMaxLines * 0.8),
   };
 }
 
@@ -65,7 +74,7 @@ function countingDeps(options: AgentOptions): CountingDeps {
 }
 
 /** Appends what an aborted or failed call streamed (text only, plus complete tool calls that get cancelled results). */
-async function appendPartial(options: AgentOptions, outcome: StepOutcome): Promise<AssistantEntry | undefined> {
+async function appendPartial(options: AgentOptions, outcome: StepOutcome, tools: Settings['tools']): Promise<AssistantEntry | undefined> {
   const partial =
     outcome.kind === 'aborted'
       ? { text: outcome.text, toolCalls: outcome.toolCalls, reasoning: outcome.reasoning, stopReason: 'aborted' as const }
@@ -75,7 +84,7 @@ async function appendPartial(options: AgentOptions, outcome: StepOutcome): Promi
   if (!partial || (partial.text === '' && partial.toolCalls.length === 0)) return undefined;
   const { reasoning, ...fields } = partial;
   const entry = (await options.log.append({ type: 'assistant', ...fields, ...(reasoning ? { reasoning } : {}), model: options.modelId })) as AssistantEntry;
-  await appendCancelledResults(options.log, partial.toolCalls, options.settings.tools);
+  await appendCancelledResults(options.log, partial.toolCalls, tools);
   return entry;
 }
 
@@ -84,10 +93,42 @@ interface LoopState {
   deps: CountingDeps;
   steps: number;
   overflowRecoveries: number;
+  /** Every call this request made (name and arguments): a repeated one is no progress. */
+  calls: Set<string>;
+}
+
+/** A completed reply is progress when it answers, or calls something this request has not called before. */
+function noteProgress(state: LoopState, done: DoneEvent): void {
+  state.gate.request.steps++;
+  if (done.toolCalls.length === 0) state.gate.request.progressed = true;
+  for (const call of done.toolCalls) {
+    const signature = `${call.name}\u0000${call.arguments}`;
+    if (!state.calls.has(signature)) state.gate.request.progressed = true;
+    state.calls.add(signature);
+  }
 }
 
 function autoOffMessage(used: number, usable: number): string {
   return `The context is full (${used.toLocaleString('en-US')} of ${usable.toLocaleString('en-US')} usable tokens) and automatic compaction is off (compactionAgent.compaction.auto). Run /compact or /prune, or turn automatic compaction on.`;
+}
+
+/**
+ * A refused prompt teaches what the meter lacked: the server's own count of this very prompt and its
+ * window, when the error names them. When the server's count of the prompt is below its window, only the
+ * room asked for the reply was wrong and the call is simply retried, else the context is compacted.
+ * Returns true when the call should be retried.
+ */
+async function* recoverFromOverflow(options: AgentOptions, state: LoopState, error: ModelError, measured: MeasuredContext): AsyncGenerator<AgentEvent, boolean> {
+  if (error.promptTokens !== undefined) options.calibration?.observe({ reported: error.promptTokens, ...measured.raw }, error.contextWindow);
+  const requested = requestOutputTokens(measured, state.deps);
+  // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
+  const window = error.contextWindow ?? measured.budget.used + requested;
+  if (window < state.deps.contextWindow) state.deps.contextWindow = window;
+  // The server's count of this prompt is the truth: only when it says the prompt itself fit was the reply room the problem.
+  const promptFit = error.promptTokens !== undefined && error.contextWindow !== undefined && error.promptTokens < error.contextWindow;
+  const again = measureContext(options.log.path(), state.deps);
+  if (promptFit && again.budget.used <= again.budget.usable) return true;
+  return (yield* autoCompact(state.gate, 'overflow')) === 'compacted';
 }
 
 /** A call that did not complete: record what streamed, then retry once after compacting on overflow, or stop. */
@@ -95,9 +136,10 @@ async function* handleFailedStep(
   options: AgentOptions,
   state: LoopState,
   outcome: StepOutcome,
-  sentTokens: number,
+  measured: MeasuredContext,
 ): AsyncGenerator<AgentEvent, DoneReason | 'retry'> {
-  const partial = await appendPartial(options, outcome);
+  const sentTokens = measured.budget.used;
+  const partial = await appendPartial(options, outcome, toolSettings(options.settings, measured));
   if (partial) yield { type: 'message', entry: partial };
   if (outcome.kind !== 'error') return 'aborted';
   const error = outcome.error.error;
@@ -107,9 +149,7 @@ async function* handleFailedStep(
   }
   if (error.kind === 'overflow' && state.overflowRecoveries === 0 && !partial) {
     state.overflowRecoveries++;
-    // The endpoint's own figure wins from now on; without one, what we just sent is an upper bound of the real window.
-    if (error.contextWindow !== undefined && error.contextWindow < state.deps.contextWindow) state.deps.contextWindow = error.contextWindow;
-    if (yield* autoCompact(state.gate, 'overflow', Math.min(state.deps.contextWindow, sentTokens))) return 'retry';
+    if (yield* recoverFromOverflow(options, state, error, measured)) return 'retry';
   }
   const message =
     error.kind === 'overflow'
@@ -120,8 +160,9 @@ async function* handleFailedStep(
 }
 
 /** Appends the completed reply and reports usage; returns the reply's entry. */
-async function* recordReply(options: AgentOptions, state: LoopState, done: DoneEvent, countedPrompt: number): AsyncGenerator<AgentEvent, AssistantEntry> {
-  if (done.usage) options.calibration?.observe(done.usage.promptTokens, countedPrompt);
+async function* recordReply(options: AgentOptions, state: LoopState, done: DoneEvent, measured: MeasuredContext): AsyncGenerator<AgentEvent, AssistantEntry> {
+  // A report that cannot be this prompt (a server that truncated it) teaches nothing; the meter says so.
+  if (done.usage) options.calibration?.observe({ reported: done.usage.promptTokens, ...measured.raw }, measured.budget.windowKnown ? measured.budget.contextWindow : undefined);
   const entry = (await options.log.append({
     type: 'assistant',
     text: done.text,
@@ -138,13 +179,14 @@ async function* recordReply(options: AgentOptions, state: LoopState, done: DoneE
   return entry;
 }
 
-function toolRunDeps(options: AgentOptions, done: DoneEvent): ToolRunDeps {
+function toolRunDeps(options: AgentOptions, done: DoneEvent, measured: MeasuredContext): ToolRunDeps {
+  const tools = toolSettings(options.settings, measured);
   return {
     log: options.log,
     registry: options.registry,
     workspace: options.workspace,
-    limits: toolLimits(options.settings),
-    settings: options.settings.tools,
+    limits: toolLimits(tools),
+    settings: tools,
     signal: options.signal,
     invalidArguments: new Set(done.invalidArguments),
   };
@@ -152,24 +194,25 @@ function toolRunDeps(options: AgentOptions, done: DoneEvent): ToolRunDeps {
 
 /** One model call and its tool calls; returns a reason to stop, or 'next' to call the model again. */
 async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<AgentEvent, DoneReason | 'next'> {
-  yield* prepareContext(state.gate);
+  const measured = yield* prepareContext(state.gate);
   if (options.signal.aborted) return 'aborted';
-  const measured = measureContext(options.log.path(), state.deps);
+  if (measured === 'stop') return 'error';
   if (!options.settings.compaction.auto && measured.budget.used > measured.budget.usable) {
     // With automatic compaction off, sending would only overflow: stop and say how to make room.
     yield { type: 'error', message: autoOffMessage(measured.budget.used, measured.budget.usable) };
     return 'error';
   }
   const messages = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
-  const maxOutputTokens = Math.min(options.settings.context.maxOutputTokens, measured.budget.outputReserve);
+  const maxOutputTokens = requestOutputTokens(measured, state.deps);
   const outcome = yield* modelStep(options.model, { messages, tools: [...state.deps.tools], maxOutputTokens }, options.signal);
   if (outcome.kind !== 'done') {
-    const result = yield* handleFailedStep(options, state, outcome, measured.budget.used);
+    const result = yield* handleFailedStep(options, state, outcome, measured);
     return result === 'retry' ? 'next' : result;
   }
-  yield* recordReply(options, state, outcome.done, measured.countedPrompt);
+  yield* recordReply(options, state, outcome.done, measured);
+  noteProgress(state, outcome.done);
   if (outcome.done.toolCalls.length === 0) return 'finished';
-  const cancelled = yield* runToolCalls(outcome.done.toolCalls, toolRunDeps(options, outcome.done));
+  const cancelled = yield* runToolCalls(outcome.done.toolCalls, toolRunDeps(options, outcome.done, measured));
   return cancelled ? 'aborted' : 'next';
 }
 
@@ -179,8 +222,8 @@ async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<Ag
  */
 export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEvent, DoneReason> {
   const deps = countingDeps(options);
-  const gate: GateState = { log: options.log, deps, summarize: options.summarize, review: options.review, signal: options.signal, modelId: options.modelId };
-  const state: LoopState = { gate, deps, steps: 0, overflowRecoveries: 0 };
+  const gate: GateState = { log: options.log, deps, summarize: options.summarize, review: options.review, signal: options.signal, modelId: options.modelId, request: newRequestProgress() };
+  const state: LoopState = { gate, deps, steps: 0, overflowRecoveries: 0, calls: new Set() };
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   let userEntry: UserEntry | undefined;
   if (options.userText !== undefined) userEntry = (await options.log.append({ type: 'user', text: options.userText })) as UserEntry;

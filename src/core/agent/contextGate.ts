@@ -1,14 +1,15 @@
-// Before each model call: prune or compact when the budget asks for it; also the automatic compaction with its review rules.
-import { decideBeforeCall } from '../budget/budget';
+// Before each model call: prune or compact when the meter asks for it, and never send a prompt that cannot fit.
+import type { CountingDeps, MeasuredContext } from '../budget/meter';
+import { measureContext } from '../budget/meter';
+import { decideBeforeCall, type BeforeCallDecision } from '../budget/budget';
+import { explainNoRoom } from '../budget/roomReport';
+import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
 import type { ModelError } from '../llm/modelStream';
 import type { PruneEntry } from '../session/entries';
 import type { AgentEvent, CompactionReason, ReviewCompaction } from './agentEvents';
 import type { AgentLog } from './agentLog';
-import type { SummarizeFn } from './compactionRunner';
-import { applyCompaction, proposeCompaction } from './compactionRunner';
-import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/compactionGuards';
-import type { CountingDeps, MeasuredContext } from './contextMeasure';
-import { measureContext } from './contextMeasure';
+import type { CompactionProposal, SummarizeFn } from './compactionRunner';
+import { applyCompaction, NoRoomError, proposeCompaction } from './compactionRunner';
 
 export interface GateState {
   log: AgentLog;
@@ -19,67 +20,122 @@ export interface GateState {
   modelId: string;
   /** The last automatic compaction entry; never compact again while it is still the leaf (no new content). */
   lastCompactionId?: string;
+  /** This request so far: automatic compactions, and whether the model did anything new since the last one. */
+  request: RequestProgress;
 }
+
+export interface RequestProgress {
+  compactions: number;
+  /** Model steps completed since the last compaction. */
+  steps: number;
+  /** One of them made a call not made before in this request (or answered). */
+  progressed: boolean;
+  /** Compactions in a row after which the model only repeated earlier calls. */
+  stale: number;
+}
+
+export function newRequestProgress(): RequestProgress {
+  return { compactions: 0, steps: 0, progressed: false, stale: 0 };
+}
+
+/** Stale compactions in a row that stop a request: the model keeps re-reading what the summaries replace. */
+const MAX_STALE = 2;
+
+/** Why compacting again would only loop, or null when it may go ahead. */
+function loopProblem(progress: RequestProgress): string | null {
+  if (progress.compactions === 0) return null;
+  if (progress.steps === 0) {
+    return 'Stopped: the context had to be compacted twice in this request without the model completing a step in between (its newest step alone nearly fills the window). Ask for a smaller step, prune or pin less, or use a model with a larger window.';
+  }
+  progress.stale = progress.progressed ? 0 : progress.stale + 1;
+  if (progress.stale < MAX_STALE) return null;
+  return 'Stopped: after each of the last compactions the model only repeated calls it had already made in this request, so the request would loop. Ask for a smaller step, pin what the model keeps re-reading, or use a model with a larger window.';
+}
+
+/** How an automatic compaction ended: applied, or why not (the caller decides whether the call may still go out). */
+export type CompactOutcome = 'compacted' | 'skipped' | 'failed';
 
 function errorEvent(message: string, error?: ModelError): AgentEvent {
   return error ? { type: 'error', error, message } : { type: 'error', message };
 }
 
-/**
- * Runs one automatic compaction; returns true when a CompactionEntry was appended. `contextWindow`
- * overrides the window for planning (after an overflow the real window is smaller than we believed).
- */
-export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number): AsyncGenerator<AgentEvent, boolean> {
-  if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return false;
-  if (!hasNewContentSinceCompaction(state.log.path())) return false;
-  yield { type: 'compactionStart', reason };
-  let proposal;
-  try {
-    const deps = { ...state.deps, contextWindow: contextWindow ?? state.deps.contextWindow };
-    proposal = await proposeCompaction(state.log, { ...deps, summarize: state.summarize, signal: state.signal, force: reason === 'overflow' });
-  } catch (error) {
-    if (!state.signal.aborted) yield errorEvent(`Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
-    return false;
-  }
-  if (!proposal || state.signal.aborted) return false;
-  // A summary that does not make room would be applied again and again: stop with a clear error instead.
-  const noShrink = shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
-  if (noShrink) {
-    yield errorEvent(noShrink);
-    return false;
-  }
+/** The person's review, when one is required; undefined when the proposal may be applied as it is. */
+async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncGenerator<AgentEvent, { summary: string; edited: boolean } | 'cancelled' | 'failed'> {
   const settings = state.deps.settings.compaction;
-  let summary = proposal.summary;
-  let edited = false;
-  if (settings.review === 'always' || proposal.needsReview) {
-    if (!state.review) {
-      const why = proposal.needsReview ? `the summary failed validation (${proposal.problems.join('; ')})` : 'compaction.review is "always"';
-      yield errorEvent(`Compaction needs a review because ${why}, but no reviewer is available; nothing was compacted.`);
-      return false;
-    }
-    yield { type: 'compactionReview', proposal };
-    const decision = await state.review(proposal);
-    if (decision.action === 'cancel' || state.signal.aborted) return false;
-    summary = decision.summary;
-    edited = decision.edited;
+  if (settings.review !== 'always' && !proposal.needsReview) return { summary: proposal.summary, edited: false };
+  if (!state.review) {
+    const why = proposal.needsReview ? `the summary failed validation (${proposal.problems.join('; ')})` : 'compaction.review is "always"';
+    yield errorEvent(`Compaction needs a review because ${why}, but no reviewer is available; nothing was compacted.`);
+    return 'failed';
   }
-  const model = settings.summaryModel || state.modelId;
-  const entry = await applyCompaction(state.log, proposal, { summary, edited, auto: true, model, counter: state.deps.counter });
-  state.lastCompactionId = entry.id;
-  yield { type: 'compaction', entry, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter };
-  return true;
+  yield { type: 'compactionReview', proposal };
+  const decision = await state.review(proposal);
+  if (decision.action === 'cancel' || state.signal.aborted) return 'cancelled';
+  return { summary: decision.summary, edited: decision.edited };
 }
 
-function decide(measured: MeasuredContext, deps: CountingDeps): ReturnType<typeof decideBeforeCall> {
+/**
+ * Runs one automatic compaction. `contextWindow` overrides the window for planning (after an overflow the
+ * real window is smaller than we believed). Errors become events; the generator never throws for them.
+ */
+export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number): AsyncGenerator<AgentEvent, CompactOutcome> {
+  if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return 'skipped';
+  if (!hasNewContentSinceCompaction(state.log.path())) return 'skipped';
+  // A model that re-reads what the last summary replaced would compact again and again until the step limit.
+  const loop = loopProblem(state.request);
+  if (loop) {
+    yield errorEvent(loop);
+    return 'failed';
+  }
+  yield { type: 'compactionStart', reason };
+  const deps = { ...state.deps, contextWindow: contextWindow ?? state.deps.contextWindow };
+  try {
+    const proposal = await proposeCompaction(state.log, { ...deps, summarize: state.summarize, signal: state.signal, force: reason === 'overflow' });
+    if (!proposal || state.signal.aborted) return 'skipped';
+    // A summary that does not make room would be applied again and again: stop with a clear error instead.
+    // After an overflow the server's refusal outranks our count, and the single retry bounds the loop.
+    const noShrink = reason === 'overflow' ? null : shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
+    if (noShrink) {
+      yield errorEvent(noShrink);
+      return 'failed';
+    }
+    const review = yield* reviewed(state, proposal);
+    if (review === 'cancelled') {
+      yield errorEvent('The compaction was cancelled, so the request was stopped: the conversation does not fit the window without it. Compact with instructions, prune, or start a new session.');
+      return 'failed';
+    }
+    if (review === 'failed') return 'failed';
+    const model = deps.settings.compaction.summaryModel || state.modelId;
+    const entry = await applyCompaction(state.log, proposal, { ...review, auto: true, model, counter: deps.counter });
+    state.lastCompactionId = entry.id;
+    state.request.compactions++;
+    state.request.steps = 0;
+    state.request.progressed = false;
+    yield { type: 'compaction', entry, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter };
+    return 'compacted';
+  } catch (error) {
+    if (state.signal.aborted) return 'failed';
+    const message = error instanceof Error ? error.message : String(error);
+    yield errorEvent(error instanceof NoRoomError ? message : `Compaction failed: ${message}`);
+    return 'failed';
+  }
+}
+
+function decide(measured: MeasuredContext, deps: CountingDeps): BeforeCallDecision {
   return decideBeforeCall(measured.budget, {
     autoCompact: deps.settings.compaction.auto,
     pruningEnabled: deps.settings.pruning.enabled,
     prunableTokens: measured.prune.tokensFreed,
+    pruneAtPercent: measured.thresholds.pruneAtPercent,
   });
 }
 
-/** Proactive check before a call: prune when that suffices, compact when the prompt would overflow. */
-export async function* prepareContext(state: GateState): AsyncGenerator<AgentEvent, void> {
+/**
+ * Proactive check before a call: prune when that suffices, compact when the prompt would overflow.
+ * Returns the measurement to send with, or 'stop' (an error event says why) when the prompt still cannot
+ * fit: a call that the endpoint must refuse is never sent.
+ */
+export async function* prepareContext(state: GateState): AsyncGenerator<AgentEvent, MeasuredContext | 'stop'> {
   let measured = measureContext(state.log.path(), state.deps);
   let decision = decide(measured, state.deps);
   if (decision === 'prune') {
@@ -89,5 +145,14 @@ export async function* prepareContext(state: GateState): AsyncGenerator<AgentEve
     measured = measureContext(state.log.path(), state.deps);
     decision = decide(measured, state.deps);
   }
-  if (decision === 'compact') yield* autoCompact(state, 'threshold');
+  if (decision === 'compact') {
+    const outcome = yield* autoCompact(state, 'threshold');
+    if (outcome === 'failed') return 'stop';
+    measured = measureContext(state.log.path(), state.deps);
+  }
+  if (state.deps.settings.compaction.auto && measured.budget.used > measured.budget.usable) {
+    yield errorEvent(explainNoRoom(measured));
+    return 'stop';
+  }
+  return measured;
 }

@@ -67,8 +67,21 @@ async function executeCall(call: ToolCall, deps: ToolRunDeps): Promise<ToolOutpu
   });
 }
 
+/**
+ * The output cap is shared by the calls of one reply: results of one step can only be kept or cut together
+ * (never a call without its result), so at a small window four parallel reads must fit where one would.
+ */
+function sharedCap(limits: Settings['tools'], calls: number): Settings['tools'] {
+  if (calls <= 1) return limits;
+  return { ...limits, outputMaxChars: Math.max(MIN_SHARED_CHARS, Math.floor(limits.outputMaxChars / calls)), outputMaxLines: Math.max(MIN_SHARED_LINES, Math.floor(limits.outputMaxLines / calls)) };
+}
+
+const MIN_SHARED_CHARS = 1000;
+const MIN_SHARED_LINES = 20;
+
 /** Returns true when the user cancelled (every call still has exactly one result appended). */
-export async function* runToolCalls(calls: readonly ToolCall[], deps: ToolRunDeps): AsyncGenerator<AgentEvent, boolean> {
+export async function* runToolCalls(calls: readonly ToolCall[], options: ToolRunDeps): AsyncGenerator<AgentEvent, boolean> {
+  const deps = { ...options, settings: sharedCap(options.settings, calls.length) };
   const pending = [...calls];
   try {
     while (pending.length > 0 && !deps.signal.aborted) {

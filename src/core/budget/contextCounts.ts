@@ -1,6 +1,6 @@
 // Counts the context a path sends, by budget part, and finds the last reported usage to anchor the estimate on.
 import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
-import { buildContext, type BuildContextOptions } from '../context/contextBuilder';
+import { buildContext, carriedRequest, type BuildContextOptions } from '../context/contextBuilder';
 import type { SessionEntry } from '../session/entries';
 import { sameTokenizer } from '../tokens/encoding';
 import type { EntryCounts } from '../tokens/entryTokens';
@@ -79,9 +79,10 @@ export function countContext(
   const tools = counter.countTools(options.tools ?? []);
   const isReport = (entry: SessionEntry): boolean => reportOf(entry, counter) !== undefined;
   const view = counts.full instanceof PathCountMap && counts.full.path === path ? counts.full : undefined;
+  const carried = carriedRequest(path)?.id ?? null;
   if (view) {
     const reports = (entryId: string): number | undefined => reportOf(view.record(entryId)?.entry, counter);
-    const extended = extendContext(view, counts, counter, reports, isReport);
+    const extended = extendContext(view, counts, counter, reports, isReport, carried);
     if (extended) return finish(extended.state, system, tools, extended.changed);
   }
   const byId = view ? undefined : new Map(path.map((entry) => [entry.id, entry]));
@@ -89,6 +90,6 @@ export function countContext(
   const items = buildContext(path).items;
   const state: BodyState = { summary: 0, messages: 0, toolResults: 0, report: null };
   addItems(state, items, counts, counter, reports);
-  if (view) rememberContext(view, items, counts, counter, reports, isReport);
+  if (view) rememberContext(view, items, counts, counter, reports, isReport, carried);
   return finish(state, system, tools, changedBefore(path, path.length, isReport));
 }

@@ -25,6 +25,8 @@ interface ContextMemo {
   state: BodyState;
   /** changedAfterLastReport of path[0..settled). */
   changed: boolean;
+  /** The request buildContext carried after the summary (its presence depends on whether its turn is open). */
+  carried: string | null;
 }
 
 /** An unanswered call this close to the leaf may still get its result: the memo settles before it. */
@@ -97,7 +99,7 @@ function turnStart(items: readonly ContextItem[], view: PathCountMap): { item: n
 }
 
 /** Records the settled sums of a context at the path's leaf (and at the newest turn's start). */
-export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, base?: { state: BodyState; changed: boolean; from: number }): void {
+export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null, base?: { state: BodyState; changed: boolean; from: number }): void {
   const path = view.path;
   const from = base?.from ?? 0;
   const settle = settleAt(items, view, path.length);
@@ -117,7 +119,7 @@ export function rememberContext(view: PathCountMap, items: readonly ContextItem[
     const end = point === settle ? path.length : point.index;
     const endEntry = path[end - 1];
     if (!endEntry) return;
-    view.store.memos.set(memoKey(endEntry.id, counter), { end, endEntry, settled: point.index, state: { ...state }, changed } satisfies ContextMemo);
+    view.store.memos.set(memoKey(endEntry.id, counter), { end, endEntry, settled: point.index, state: { ...state }, changed, carried } satisfies ContextMemo);
     done = point;
   }
 }
@@ -149,15 +151,16 @@ function touchesPrefix(view: PathCountMap, tail: readonly SessionEntry[], settle
  * The body sums of view.path from the memo of a path it extends: the entries after the memo's settled
  * point are repaired and summed alone. Undefined when there is no usable memo (then rebuild).
  */
-export function extendContext(view: PathCountMap, counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean): { state: BodyState; changed: boolean } | undefined {
+export function extendContext(view: PathCountMap, counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null): { state: BodyState; changed: boolean } | undefined {
   const memo = findMemo(view, counter);
-  if (!memo) return undefined;
+  // The carried request sits before the settled point: when it comes or goes, the prefix changed.
+  if (!memo || memo.carried !== carried) return undefined;
   const tail = view.path.slice(memo.settled);
   if (touchesPrefix(view, tail, memo.settled)) return undefined;
   const items = repairToolPairs(tail.filter(isMessageEntry).map((entry) => ({ entry, kind: 'entry' as const })), new Set());
   const state: BodyState = { ...memo.state };
   addItems(state, items, counts, counter, reports);
   const changed = tail.some(isReport) ? false : memo.changed;
-  rememberContext(view, items, counts, counter, reports, isReport, { state: memo.state, changed: memo.changed, from: memo.settled });
+  rememberContext(view, items, counts, counter, reports, isReport, carried, { state: memo.state, changed: memo.changed, from: memo.settled });
   return { state, changed };
 }

@@ -1,22 +1,25 @@
-// The budget, prune plan and compaction plan of a session path as one JSON report (printed by the CLI's `inspect`).
+// The meter's budget, prune plan and compaction plan of a session path as one JSON report (printed by the CLI's `inspect`).
 import type { ChatToolDefinition } from '../context/chatMessage';
+import { planCompaction, type CutPlan } from '../compaction/cutPlan';
 import type { SessionEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
-import { planCompaction, type CutPlan } from '../compaction/cutPlan';
 import { CountCache } from '../tokens/countCache';
-import { countPath } from '../tokens/entryTokens';
 import { TokenCounter } from '../tokens/tokenCounter';
-import { computeBudget, decideBeforeCall, type Budget, type BeforeCallDecision } from './budget';
-import { countContext } from './contextCounts';
-import { planPrune, type PrunePlan } from './prunePlan';
+import { decideBeforeCall, type BeforeCallDecision, type Budget } from './budget';
+import type { Calibration } from './calibration';
+import { measureContext, type CountingDeps } from './meter';
+import type { PrunePlan } from './prunePlan';
+import type { Thresholds } from './thresholds';
 
 export interface PlanReportOptions {
   contextWindow: number;
-  maxOutput: number;
+  /** Where the window came from, reported as is (e.g. "option", "default"). */
+  windowSource: string;
   model: string;
   settings: Settings;
   systemPrompt?: string;
   tools?: readonly ChatToolDefinition[];
+  calibration?: Calibration;
   /** Reuse a loaded counter / persisted counts (the CLI passes none). */
   counter?: TokenCounter;
   cache?: CountCache;
@@ -25,54 +28,74 @@ export interface PlanReportOptions {
 export interface PlanReport {
   model: string;
   encoding: string;
+  window: { tokens: number; source: string };
+  thresholds: Thresholds;
   budget: Budget;
+  /** Our raw count of the prompt (before calibration). */
+  counted: number;
+  /** The usage report `used` rests on (used = its prompt tokens + what came after), or null. */
+  anchor: { promptTokens: number; countedPrompt: number } | null;
   decision: BeforeCallDecision;
   prune: PrunePlan;
   /** The cut plan, with `needed` also set when the before-call decision is to compact. */
-  compaction: CutPlan;
+  compaction: CutPlan & { canHelp: boolean };
 }
 
-export async function planReport(path: readonly SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {
+const NO_CUT: Omit<CutPlan, 'needed' | 'minimumAfter'> = {
+  firstKeptEntryId: null,
+  summarizeEntryIds: [],
+  turnPrefixEntryIds: [],
+  tokensToSummarize: 0,
+  tokensKept: 0,
+  shrunk: false,
+  fits: true,
+};
+
+export async function planReport(path: SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {
   const counter = options.counter ?? (await TokenCounter.create(options.model));
-  const counts = countPath(path, counter, options.cache ?? new CountCache());
-  const context = countContext(path, counts, counter, { systemPrompt: options.systemPrompt, tools: options.tools });
-  const fixed = context.breakdown;
-  const { settings } = options;
-  const budget = computeBudget({
+  const deps: CountingDeps = {
+    counter,
+    cache: options.cache ?? new CountCache(),
+    ...(options.calibration ? { calibration: options.calibration } : {}),
+    settings: options.settings,
     contextWindow: options.contextWindow,
-    maxOutputTokens: options.maxOutput,
-    reserveTokens: settings.compaction.reserveTokens,
-    counted: context.breakdown,
-    exact: counter.exact,
-    lastReport: context.lastReport,
-  });
-  const prune = planPrune(path, counts, settings.pruning);
-  const cut = planCompaction(path, counts, {
-    keepRecentTokens: settings.compaction.keepRecentTokens,
+    windowKnown: options.windowSource !== 'default',
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+    systemRole: 'system',
+    tools: options.tools ?? [],
+  };
+  const measured = measureContext(path, deps);
+  const { budget, thresholds } = measured;
+  const fixed = budget.breakdown.system + budget.breakdown.tools;
+  const cut = planCompaction(path, measured.costs, {
+    keepRecentTokens: thresholds.keepRecent,
     usable: budget.usable,
-    fixedTokens: fixed.system + fixed.tools,
-    summaryTokens: fixed.summary,
+    fixedTokens: fixed,
+    currentSummaryTokens: budget.breakdown.summary,
+    summaryRoom: thresholds.summaryTokens,
   });
   const decision = decideBeforeCall(budget, {
-    autoCompact: settings.compaction.auto,
-    pruningEnabled: settings.pruning.enabled,
-    prunableTokens: prune.tokensFreed,
+    autoCompact: options.settings.compaction.auto,
+    pruningEnabled: options.settings.pruning.enabled,
+    prunableTokens: measured.prune.tokensFreed,
+    pruneAtPercent: thresholds.pruneAtPercent,
   });
+  const minimumAfter = cut?.minimumAfter ?? budget.used;
   return {
     model: options.model,
     encoding: counter.encoding,
+    window: { tokens: thresholds.window, source: options.windowSource },
+    thresholds,
     budget,
+    counted: measured.countedPrompt,
+    anchor: measured.anchor,
     decision,
-    prune,
+    prune: measured.prune,
     compaction: {
+      ...(cut ?? NO_CUT),
       needed: decision === 'compact' || (cut?.needed ?? false),
-      firstKeptEntryId: cut?.firstKeptEntryId ?? null,
-      summarizeEntryIds: cut?.summarizeEntryIds ?? [],
-      turnPrefixEntryIds: cut?.turnPrefixEntryIds ?? [],
-      tokensToSummarize: cut?.tokensToSummarize ?? 0,
-      tokensKept: cut?.tokensKept ?? 0,
-      shrunk: cut?.shrunk ?? false,
-      fits: cut?.fits ?? true,
+      minimumAfter,
+      canHelp: minimumAfter <= budget.usable,
     },
   };
 }

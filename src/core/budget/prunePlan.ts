@@ -1,7 +1,7 @@
 // Plans soft compaction: which old tool outputs to hide from the model (OpenCode's protect/minimum rules).
 import type { Settings } from '../settings/settings';
 import type { SessionEntry } from '../session/entries';
-import type { EntryCounts } from '../tokens/entryTokens';
+import type { EntryCosts } from './meter';
 import { pinnedEntryIds, prunedToolResultIds } from '../context/contextMarkers';
 import { contextSpan } from './pathState';
 
@@ -24,7 +24,8 @@ const NOTHING: PrunePlan = { entryIds: [], tokensFreed: 0 };
  */
 export function planPrune(
   path: readonly SessionEntry[],
-  counts: EntryCounts,
+  counts: EntryCosts,
+  /** protectTokens and minimumTokens as the thresholds scaled them for the window. */
   settings: Settings['pruning'],
 ): PrunePlan {
   if (!settings.enabled) return NOTHING;

@@ -5,13 +5,19 @@ function row(label: string, tokens: number, note = ''): string {
   return `  ${label.padEnd(16)}${String(tokens).padStart(9)}${note ? `  ${note}` : ''}`;
 }
 
-function budgetRows(report: InspectPlan): string[] {
+function usedNote(report: InspectPlan): string {
   const { budget } = report;
+  if (budget.basis === 'report') return 'the last reported prompt + what came after';
+  return budget.basis === 'calibrated' ? 'our count, calibrated' : 'our count (no usage report to anchor on)';
+}
+
+function budgetRows(report: InspectPlan): string[] {
+  const { budget, thresholds } = report;
   const { breakdown } = budget;
   const counting = budget.exact ? `exact ${report.encoding} counts` : `${report.encoding} estimate (not ${report.model}'s own tokenizer)`;
   return [
     `budget for ${report.model} (${counting}):`,
-    row('context window', budget.contextWindow),
+    row('context window', budget.contextWindow, `from ${report.window.source}`),
     row('output reserve', budget.outputReserve),
     row('usable', budget.usable),
     row('system', breakdown.system),
@@ -19,11 +25,11 @@ function budgetRows(report: InspectPlan): string[] {
     row('summary', breakdown.summary),
     row('messages', breakdown.messages),
     row('tool results', breakdown.toolResults),
-    row('counted', budget.counted),
-    budget.anchor
-      ? row('used', budget.used, `last reported prompt ${budget.anchor.promptTokens} (we counted ${budget.anchor.countedPrompt}) + what came after`)
-      : row('used', budget.used, 'our count (no usage report to anchor on)'),
+    row('counted', report.counted, 'our raw count of the prompt'),
+    row('used', budget.used, usedNote(report)),
+    ...(budget.reportNote ? [`  ${budget.reportNote}`] : []),
     `  ${budget.percent} % of usable, ${budget.free} free`,
+    `  thresholds: keep ${thresholds.keepRecent}, prune protect ${thresholds.pruneProtect} / minimum ${thresholds.pruneMinimum} above ${thresholds.pruneAtPercent} %, summary ${thresholds.summaryTokens}, tool output ${thresholds.toolOutputChars} chars`,
     `decision before the next call: ${report.decision}`,
   ];
 }
@@ -35,6 +41,7 @@ function planRows(report: InspectPlan): string[] {
       ? `prune: ${prune.entryIds.length} old tool output(s), frees ${prune.tokensFreed} tokens`
       : 'prune: nothing worth pruning',
   ];
+  if (!compaction.canHelp) lines.push(`compaction: CANNOT HELP, the smallest context it could leave is ${compaction.minimumAfter} tokens`);
   if (compaction.firstKeptEntryId === null) lines.push('compaction: nothing to compact');
   else {
     const prefix = compaction.turnPrefixEntryIds.length > 0 ? ` (+${compaction.turnPrefixEntryIds.length} of the current turn)` : '';

@@ -1,18 +1,22 @@
-// Plans hard compaction: where to cut the context so the newest turns stay verbatim and the rest is summarized.
+// Plans hard compaction: where to cut so the newest turns stay verbatim, never between a tool call and its result, and whether it can help at all.
 import { contextSpan } from '../budget/pathState';
+import type { EntryCosts } from '../budget/meter';
+import { openRequest } from '../context/contextBuilder';
 import { prunedToolResultIds } from '../context/contextMarkers';
 import type { MessageEntry, SessionEntry } from '../session/entries';
-import type { EntryCounts } from '../tokens/entryTokens';
-import { validCuts } from './cutPoints';
+import { isMessageEntry } from '../session/entries';
 
+/** Every figure in the endpoint's units, as the meter measured them. */
 export interface CutOptions {
   keepRecentTokens: number;
-  /** Usable prompt budget (window − reserve). */
+  /** Usable prompt budget (window − output reserve). */
   usable: number;
   /** System prompt + tool definitions, present in every call. */
-  fixedTokens?: number;
-  /** Room kept for the summary that will replace the cut part (and for the current one, for `needed`). */
-  summaryTokens?: number;
+  fixedTokens: number;
+  /** The summary in the context now (counted in `needed`). */
+  currentSummaryTokens: number;
+  /** Room kept for the summary that will replace the cut part. */
+  summaryRoom: number;
 }
 
 export interface CutPlan {
@@ -27,22 +31,48 @@ export interface CutPlan {
   tokensKept: number;
   /** What is kept had to be cut below keepRecentTokens to leave room after compaction. */
   shrunk: boolean;
-  /** tokensKept fits the post-compaction limit; false when even the last turn/step alone is bigger. */
+  /** tokensKept leaves new turns room after compaction (at most half of what summary and fixed prompt leave). */
   fits: boolean;
+  /** The smallest context any compaction could leave: fixed prompt, summary room and the newest step alone. */
+  minimumAfter: number;
 }
 
-/** Tokens an entry costs in the prompt as it is sent now (pruned results cost their placeholder). */
-function entryCost(entry: MessageEntry, counts: EntryCounts, pruned: ReadonlySet<string>): number {
-  if (pruned.has(entry.id)) return counts.pruned.get(entry.id) ?? 0;
-  return counts.full.get(entry.id) ?? 0;
-}
+/** A compaction must bring the context below this share of its size before, or it failed. */
+export const MIN_SHRINK_RATIO = 0.9;
 
 /**
- * Kept history may take half of what the summary and the fixed prompt leave, so new turns have room
- * too and compaction does not fire again on the next turn.
+ * valid[j] is true when cutting before messages[j] keeps every tool pair on one side: messages[j] is
+ * a user or assistant message (never a tool result) and no call before j has its result at or after j.
+ * Index 0 is never a cut (nothing would be summarized).
  */
+export function validCuts(messages: readonly MessageEntry[]): boolean[] {
+  const n = messages.length;
+  const callIndex = new Map<string, number>();
+  // spanning > 0 at j when some tool pair starts before j and ends at or after j.
+  const delta = new Array<number>(n + 1).fill(0);
+  messages.forEach((entry, index) => {
+    if (entry.type === 'assistant') for (const call of entry.toolCalls) callIndex.set(call.id, index);
+    if (entry.type === 'toolResult') {
+      const from = callIndex.get(entry.toolCallId);
+      if (from !== undefined && from < index) {
+        delta[from + 1] = (delta[from + 1] ?? 0) + 1;
+        delta[index + 1] = (delta[index + 1] ?? 0) - 1;
+      }
+    }
+  });
+  const valid = new Array<boolean>(n).fill(false);
+  let spanning = 0;
+  for (let j = 0; j < n; j++) {
+    spanning += delta[j] ?? 0;
+    const type = messages[j]?.type;
+    valid[j] = j > 0 && spanning === 0 && (type === 'user' || type === 'assistant');
+  }
+  return valid;
+}
+
+/** Kept history may take half of what the summary and the fixed prompt leave, so new turns have room too. */
 export function maxKeptTokens(options: CutOptions): number {
-  return Math.max(0, Math.floor((options.usable - (options.fixedTokens ?? 0) - (options.summaryTokens ?? 0)) / 2));
+  return Math.max(0, Math.floor((options.usable - options.fixedTokens - options.summaryRoom) / 2));
 }
 
 function lastUserBefore(messages: readonly MessageEntry[], index: number): number {
@@ -91,36 +121,72 @@ function shrinkCut(cut: number, suffix: readonly number[], valid: readonly boole
   return last;
 }
 
+/** Tokens an entry costs in the prompt as it is sent now (pruned results cost their placeholder). */
+function entryCost(entry: MessageEntry, costs: EntryCosts, pruned: ReadonlySet<string>): number {
+  if (pruned.has(entry.id)) return costs.pruned.get(entry.id) ?? 0;
+  return costs.full.get(entry.id) ?? 0;
+}
+
 /**
  * Candidates are only the messages in context (the previous compaction's kept part and after); the
- * previous summary is the summarizer's input, not something to cut across. The cut never separates
- * a tool call from its results. Returns null when there is nothing to compact.
+ * previous summary is the summarizer's input, not something to cut across. Returns null when there is
+ * nothing to compact.
  */
-export function planCompaction(path: readonly SessionEntry[], counts: EntryCounts, options: CutOptions): CutPlan | null {
+export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts, options: CutOptions): CutPlan | null {
   const { messages } = contextSpan(path);
   const n = messages.length;
   if (n < 2) return null;
   const pruned = prunedToolResultIds(path);
   const suffix = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + entryCost(messages[i]!, counts, pruned);
+  for (let i = n - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + entryCost(messages[i] as MessageEntry, costs, pruned);
   const valid = validCuts(messages);
+  const lastCut = valid.lastIndexOf(true);
+  if (lastCut < 1) return null;
+  // A cut inside the newest turn carries that turn's request along verbatim (see buildContext): it is kept.
+  const request = openRequest(path);
+  const requestAt = request ? messages.indexOf(request) : -1;
+  const requestCost = request ? entryCost(request, costs, pruned) : 0;
+  const carried = (cut: number): number => (request && requestAt < cut ? requestCost : 0);
+  const keptFrom = suffix.map((tokens, cut) => tokens + carried(cut));
   const limit = maxKeptTokens(options);
-  const keep = Math.min(options.keepRecentTokens, limit);
-  const chosen = chooseCut(messages, suffix, valid, keep);
+  const chosen = chooseCut(messages, keptFrom, valid, Math.min(options.keepRecentTokens, limit));
   if (chosen < 1) return null;
-  const cut = shrinkCut(chosen, suffix, valid, limit);
+  const cut = shrinkCut(chosen, keptFrom, valid, limit);
   const turnStart = messages[cut]?.type === 'user' ? cut : lastUserBefore(messages, cut);
   const prefixStart = turnStart >= 1 && turnStart < cut ? turnStart : cut;
   const ids = (from: number, to: number): string[] => messages.slice(from, to).map((entry) => entry.id);
   const total = suffix[0] ?? 0;
+  // The request is sent now as part of the context when it precedes the span (an earlier compaction carried it).
+  const sentNow = total + (requestAt < 0 ? requestCost : 0);
   return {
-    needed: (options.fixedTokens ?? 0) + (options.summaryTokens ?? 0) + total > options.usable,
+    needed: options.fixedTokens + options.currentSummaryTokens + sentNow > options.usable,
     firstKeptEntryId: messages[cut]?.id ?? null,
     summarizeEntryIds: ids(0, prefixStart),
     turnPrefixEntryIds: ids(prefixStart, cut),
     tokensToSummarize: total - (suffix[cut] ?? 0),
-    tokensKept: suffix[cut] ?? 0,
+    tokensKept: keptFrom[cut] ?? 0,
     shrunk: cut > chosen,
-    fits: (suffix[cut] ?? 0) <= limit,
+    fits: (keptFrom[cut] ?? 0) <= limit,
+    minimumAfter: options.fixedTokens + options.summaryRoom + (keptFrom[lastCut] ?? 0),
   };
+}
+
+/**
+ * Automatic compaction is allowed only when a message was appended since the latest compaction;
+ * otherwise compacting again would summarize the same content in a loop.
+ */
+export function hasNewContentSinceCompaction(path: readonly SessionEntry[]): boolean {
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (!entry) continue;
+    if (entry.type === 'compaction') return false;
+    if (isMessageEntry(entry) && !(entry.type === 'user' && entry.synthetic)) return true;
+  }
+  return true;
+}
+
+/** An error message when the compaction did not shrink the context meaningfully, else null. */
+export function shrinkProblem(tokensBefore: number, tokensAfter: number): string | null {
+  if (tokensAfter <= tokensBefore * MIN_SHRINK_RATIO) return null;
+  return `Compaction did not shrink the context enough (${tokensBefore.toLocaleString('en-US')} → ${tokensAfter.toLocaleString('en-US')} tokens); not retrying automatically. Pin fewer messages, lower compactionAgent.compaction.keepRecentTokens, or use a model with a larger window.`;
 }

@@ -53,6 +53,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): SummarizeFn {
       signal: request.signal,
       counter: options.counter,
       summaryWindow: options.summaryWindow,
+      maxSummaryTokens: Math.min(request.maxSummaryTokens, Math.floor(options.summaryWindow / 4)),
     });
   };
 }

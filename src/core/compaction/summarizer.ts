@@ -7,6 +7,7 @@ import type { TokenCounter } from '../tokens/tokenCounter';
 import type { CutPlan } from './cutPlan';
 import { extendFileLedger } from './fileLedger';
 import { chunkBlocks, entryBlock } from './summaryInput';
+import { TURN_PREFIX_HEADING } from '../context/contextMarkers';
 import { correctionMessage, stripAppendix, summaryAppendix, summaryMessages, turnPrefixMessages } from './summaryPrompt';
 import { validateModelSummary, validateSummary } from './summaryValidation';
 
@@ -58,21 +59,44 @@ async function completeValidated(
   return { text: second, problems: validateModelSummary(second, limits) };
 }
 
-function lastUserRequest(entries: readonly MessageEntry[]): string | null {
-  for (let index = entries.length - 1; index >= 0; index--) {
-    const entry = entries[index];
+/** Index on the path of the last entry this compaction replaces (the summary covers everything up to it). */
+function coveredEnd(path: readonly SessionEntry[], replaced: readonly MessageEntry[]): number {
+  const last = replaced.at(-1);
+  return last ? path.findIndex((entry) => entry.id === last.id) : -1;
+}
+
+/**
+ * The user's request the covered part ends in: the last message the user wrote on the whole path up to
+ * the cut, even when an earlier compaction already summarized it (a second compaction within one turn
+ * replaces only that turn's steps, and the request must survive it).
+ */
+function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
+  for (let index = end; index >= 0; index--) {
+    const entry = path[index];
     if (entry?.type === 'user' && !entry.synthetic) return entry.text;
   }
   return null;
 }
 
+/** What the previous compaction said, for the next summary: its model-written part and the split turn's summary. */
+export function previousSummaryText(previous: CompactionEntry | null): string | null {
+  if (!previous) return null;
+  const parts = [stripAppendix(previous.summary)];
+  if (previous.turnPrefixSummary?.trim()) parts.push(`${TURN_PREFIX_HEADING}\n${previous.turnPrefixSummary.trim()}`);
+  return parts.join('\n\n');
+}
+
 /**
- * Pinned messages this compaction summarizes away. The context builder re-inserts them verbatim after
- * the summary, so the appendix only names each by its first line: repeating the text sent it twice.
+ * Pinned messages among everything summarized so far (this compaction and the earlier ones on the path).
+ * The context builder re-inserts them verbatim after the summary, so the appendix only names each by its
+ * first line: repeating the text sent it twice.
  */
-function pinnedReferences(path: readonly SessionEntry[], replaced: readonly MessageEntry[]): string[] {
+function pinnedReferences(path: readonly SessionEntry[], end: number): string[] {
   const pinned = pinnedEntryIds(path);
-  return replaced.filter((entry) => pinned.has(entry.id)).map((entry) => `kept verbatim after this summary: ${firstLine(entryBlock(entry))}`);
+  return path
+    .slice(0, end + 1)
+    .filter((entry): entry is MessageEntry => isMessageEntry(entry) && pinned.has(entry.id))
+    .map((entry) => `kept verbatim after this summary: ${firstLine(entryBlock(entry))}`);
 }
 
 /** The first non-empty line after the block's role tag, shortened. */
@@ -94,7 +118,9 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const replaced = entriesById(input.path, input.plan.summarizeEntryIds);
   const prefix = entriesById(input.path, input.plan.turnPrefixEntryIds);
   const count = (text: string) => input.counter.countText(text);
-  const previousSummary = input.previous ? stripAppendix(input.previous.summary) : null;
+  const previousSummary = previousSummaryText(input.previous);
+  const end = coveredEnd(input.path, [...replaced, ...prefix]);
+  const request = lastUserRequest(input.path, end);
   const promptTokens = count(summaryMessages({ transcript: '', instructions: input.instructions }).map((m) => m.content).join('\n'));
   const chunkBudget = Math.max(1024, input.summaryWindow - 2 * maxTokens - promptTokens - PROMPT_MARGIN);
   const chunks = chunkBlocks(replaced.map(entryBlock), chunkBudget, count);
@@ -103,7 +129,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {
     input.signal?.throwIfAborted();
     const chunk = { index: index + 1, count: chunks.length };
-    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk }), input, maxTokens);
+    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: request }), input, maxTokens);
     running = result.text;
     problems = result.problems;
   }
@@ -114,7 +140,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
     if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
   }
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
-  const appendix = summaryAppendix({ files, lastUserRequest: lastUserRequest([...replaced, ...prefix]), pinned: pinnedReferences(input.path, [...replaced, ...prefix]) });
+  const appendix = summaryAppendix({ files, lastUserRequest: request, pinned: pinnedReferences(input.path, end) });
   const summary = `${running ?? ''}\n\n${appendix}`;
   const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count })])];
   return { summary, turnPrefixSummary, files, problems: finalProblems, needsReview: finalProblems.length > 0 };

@@ -40,6 +40,8 @@ export interface SummaryRequest {
   instructions?: string;
   /** 1-based chunk number and count when the input was split to fit the summarizer's window. */
   chunk?: { index: number; count: number };
+  /** The user's request the conversation ends in, verbatim, even when an earlier summary covered it. */
+  currentRequest?: string | null;
 }
 
 export function summaryMessages(request: SummaryRequest): ChatMessage[] {
@@ -51,6 +53,7 @@ export function summaryMessages(request: SummaryRequest): ChatMessage[] {
     parts.push(`The conversation is given in ${request.chunk.count} parts; this is part ${request.chunk.index}.`);
   }
   parts.push(`<conversation>\n${request.transcript}\n</conversation>`);
+  if (request.currentRequest) parts.push(`The user's request the work is on, verbatim (keep it in the Goal):\n<request>\n${request.currentRequest}\n</request>`);
   parts.push('Write the updated summary covering the previous summary and this conversation, with the required headings.');
   if (request.instructions?.trim()) parts.push(`Additional instructions from the user for this summary:\n${request.instructions.trim()}`);
   return [

@@ -1,6 +1,6 @@
 // Builds exactly the messages the model is sent for a path: latest compaction summary, pinned and kept entries, repaired tool pairs.
 import type { ChatMessage } from './chatMessage';
-import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
+import type { CompactionEntry, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { pinnedEntryIds, prunedToolResultIds, summaryMessageText } from './contextMarkers';
 import { repairToolPairs, type Candidate, type ContextItem } from './toolPairRepair';
@@ -46,22 +46,64 @@ export function splitAtLatestCompaction(path: readonly SessionEntry[]): PathSpli
 /**
  * Pinned entries the compaction summarized away, as whole tool exchanges: a pinned result brings its call's
  * assistant message, and a pinned assistant message brings its results, so pinning never orphans a pair.
+ * Results are paired with the nearest earlier assistant message that made a call with their id, by
+ * position: servers that number calls per response (llama.cpp, Ollama: "call_0" every time) reuse ids.
  */
 function pinnedGroup(summarized: readonly SessionEntry[], pinned: ReadonlySet<string>): MessageEntry[] {
   const messages = summarized.filter(isMessageEntry);
   const chosen = new Set<string>(messages.filter((entry) => pinned.has(entry.id)).map((entry) => entry.id));
-  const callOwner = new Map<string, string>();
-  for (const entry of messages) if (entry.type === 'assistant') for (const call of entry.toolCalls) callOwner.set(call.id, entry.id);
+  if (chosen.size === 0) return [];
+  const ownerOf = new Map<string, string>();
+  const resultsOf = new Map<string, string[]>();
+  const latestCaller = new Map<string, string>();
   for (const entry of messages) {
-    if (entry.type === 'toolResult' && chosen.has(entry.id)) {
-      const owner = callOwner.get(entry.toolCallId);
-      if (owner) chosen.add(owner);
-    }
+    if (entry.type === 'assistant') for (const call of entry.toolCalls) latestCaller.set(call.id, entry.id);
+    if (entry.type !== 'toolResult') continue;
+    const owner = latestCaller.get(entry.toolCallId);
+    if (owner === undefined) continue;
+    ownerOf.set(entry.id, owner);
+    const results = resultsOf.get(owner) ?? [];
+    results.push(entry.id);
+    resultsOf.set(owner, results);
   }
-  const chosenCalls = new Set<string>();
-  for (const entry of messages) if (entry.type === 'assistant' && chosen.has(entry.id)) for (const call of entry.toolCalls) chosenCalls.add(call.id);
-  for (const entry of messages) if (entry.type === 'toolResult' && chosenCalls.has(entry.toolCallId)) chosen.add(entry.id);
+  for (const id of [...chosen]) {
+    const owner = ownerOf.get(id);
+    if (owner !== undefined) chosen.add(owner);
+  }
+  for (const id of [...chosen]) for (const result of resultsOf.get(id) ?? []) chosen.add(result);
   return messages.filter((entry) => chosen.has(entry.id));
+}
+
+/**
+ * The user's newest request while its turn is still open (no answer without tool calls since): the one
+ * every call of that turn must carry. Undefined between turns, and for automatic messages.
+ */
+export function openRequest(path: readonly SessionEntry[]): UserEntry | undefined {
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (entry?.type === 'assistant' && entry.toolCalls.length === 0) return undefined;
+    if (entry?.type === 'user' && !entry.synthetic) return entry;
+  }
+  return undefined;
+}
+
+/**
+ * The open request when a compaction summarized it (the cut fell inside its turn): the message buildContext
+ * carries after the summary. Walks back only over the open turn and the entries after the latest
+ * compaction, so the counters can ask on every turn.
+ */
+export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undefined {
+  let compaction: CompactionEntry | undefined;
+  let firstKeptSeen = false;
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (!entry) continue;
+    if (compaction && entry.id === compaction.firstKeptEntryId) firstKeptSeen = true;
+    if (entry.type === 'compaction' && !compaction) compaction = entry;
+    else if (entry.type === 'assistant' && entry.toolCalls.length === 0) return undefined;
+    else if (entry.type === 'user' && !entry.synthetic) return compaction && (firstKeptSeen || compaction.firstKeptEntryId === null) && entry.id !== compaction.firstKeptEntryId ? entry : undefined;
+  }
+  return undefined;
 }
 
 /** The exact Chat Completions messages for the path root→leaf (pure: no I/O, same input same output). */
@@ -74,10 +116,17 @@ export function buildContext(path: readonly SessionEntry[], options: BuildContex
   if (compaction) {
     items.push({ message: { role: 'user', content: summaryMessageText(compaction) }, kind: 'summary', entryId: compaction.id });
   }
+  const pinnedEntries = pinnedGroup(summarized, pinnedEntryIds(path));
+  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
+  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
+  const request = carriedRequest(path);
+  const carried = request && !pinnedEntries.includes(request) ? [request] : [];
   const sequence: Candidate[] = [
-    ...pinnedGroup(summarized, pinnedEntryIds(path)).map((entry): Candidate => ({ entry, kind: 'pinned' })),
+    ...pinnedEntries.map((entry): Candidate => ({ entry, kind: 'pinned' })),
+    ...carried.map((entry): Candidate => ({ entry, kind: 'pinned' })),
     ...kept.filter(isMessageEntry).map((entry): Candidate => ({ entry, kind: 'entry' })),
   ];
-  items.push(...repairToolPairs(sequence, prunedToolResultIds(path)));
+  // One by one: a spread of a long session's messages would overflow the call stack (about 125k arguments).
+  for (const item of repairToolPairs(sequence, prunedToolResultIds(path))) items.push(item);
   return { messages: items.map((item) => item.message), items, compactionId: compaction?.id ?? null };
 }

@@ -32,11 +32,37 @@ function toolMessage(result: ToolResultEntry, wireId: string, kind: Candidate['k
  * within one message. Results are paired by position (the next unused result with that id), and a repeated
  * id gets a unique suffix on the wire, on the call and its result alike, so every provider accepts it.
  */
-function wireIdFor(id: string, used: Set<string>): string {
+function wireIdFor(id: string, state: RepairState): string {
   let wireId = id;
-  for (let n = 2; used.has(wireId); n++) wireId = `${id}_${n}`;
-  used.add(wireId);
+  if (state.answered.has(wireId)) {
+    // Resume from the last suffix handed out for this id: a session reusing "call_0" on every turn stays linear.
+    let n = state.nextSuffix.get(id) ?? 2;
+    while (state.answered.has(`${id}_${n}`)) n++;
+    wireId = `${id}_${n}`;
+    state.nextSuffix.set(id, n + 1);
+  }
+  state.answered.add(wireId);
   return wireId;
+}
+
+interface RepairState {
+  /** Result positions by call id, in order, and how far each list has been used up. */
+  results: Map<string, number[]>;
+  cursors: Map<string, number>;
+  consumed: Set<number>;
+  answered: Set<string>;
+  nextSuffix: Map<string, number>;
+  pruned: ReadonlySet<string>;
+}
+
+/** The next result for `id` after position `at` that no call took yet; calls come in order, so a cursor suffices. */
+function nextResult(state: RepairState, id: string, at: number): number | undefined {
+  const list = state.results.get(id);
+  if (!list) return undefined;
+  let cursor = state.cursors.get(id) ?? 0;
+  while (cursor < list.length && ((list[cursor] ?? 0) <= at || state.consumed.has(list[cursor] ?? 0))) cursor++;
+  state.cursors.set(id, cursor);
+  return list[cursor];
 }
 
 function resultIndex(sequence: readonly Candidate[]): Map<string, number[]> {
@@ -55,9 +81,9 @@ function assistantItems(
   at: number,
   kind: Candidate['kind'],
   sequence: readonly Candidate[],
-  state: { results: Map<string, number[]>; consumed: Set<number>; answered: Set<string>; pruned: ReadonlySet<string> },
+  state: RepairState,
 ): ContextItem[] {
-  const calls = entry.toolCalls.map((call) => ({ call, wireId: wireIdFor(call.id, state.answered) }));
+  const calls = entry.toolCalls.map((call) => ({ call, wireId: wireIdFor(call.id, state) }));
   const hasText = entry.text.trim() !== '';
   if (!hasText && calls.length === 0) return [];
   const toolCalls: ChatToolCall[] = calls.map(({ call, wireId }) => ({ id: wireId, type: 'function', function: { name: call.name, arguments: call.arguments } }));
@@ -65,7 +91,7 @@ function assistantItems(
     { message: { role: 'assistant', content: hasText ? entry.text : null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, kind, entryId: entry.id },
   ];
   for (const { call, wireId } of calls) {
-    const next = (state.results.get(call.id) ?? []).find((i) => i > at && !state.consumed.has(i));
+    const next = nextResult(state, call.id, at);
     const candidate = next === undefined ? undefined : sequence[next];
     if (next !== undefined && candidate?.entry.type === 'toolResult') {
       state.consumed.add(next);
@@ -79,13 +105,13 @@ function assistantItems(
 
 /** Orders results after their calls (in call order), drops orphaned results and empty assistants, answers unanswered calls. */
 export function repairToolPairs(sequence: readonly Candidate[], pruned: ReadonlySet<string>): ContextItem[] {
-  const state = { results: resultIndex(sequence), consumed: new Set<number>(), answered: new Set<string>(), pruned };
+  const state: RepairState = { results: resultIndex(sequence), cursors: new Map(), consumed: new Set(), answered: new Set(), nextSuffix: new Map(), pruned };
   const items: ContextItem[] = [];
   sequence.forEach((candidate, i) => {
     if (state.consumed.has(i)) return;
     const entry = candidate.entry;
     if (entry.type === 'user') items.push({ message: { role: 'user', content: entry.text }, kind: candidate.kind, entryId: entry.id });
-    else if (entry.type === 'assistant') items.push(...assistantItems(entry, i, candidate.kind, sequence, state));
+    else if (entry.type === 'assistant') for (const item of assistantItems(entry, i, candidate.kind, sequence, state)) items.push(item);
     // A toolResult reached here has no call before it in the context: sending it would be rejected, so it is left out.
   });
   return items;

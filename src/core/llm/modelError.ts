@@ -1,7 +1,7 @@
 // Turns whatever a model call failed with (SDK errors, network errors, odd bodies) into a clear, key-free ModelError.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ModelError, ModelErrorKind } from './modelStream';
-import { contextWindowFromError, matchOverflow } from './overflowPatterns';
+import { contextWindowFromError, matchOverflow, promptTokensFromError } from './overflowPatterns';
 
 /** Replaces every occurrence of the secret (and its bearer form) in a text; short secrets are left alone. */
 export function scrubSecret(text: string, secret: string | undefined): string {
@@ -73,9 +73,11 @@ function fromApiError(error: APIError): ModelError {
   const statusNote = status ? ` (HTTP ${status})` : '';
   if (overflow) {
     const window = contextWindowFromError(detail, error.error);
+    const promptTokens = promptTokensFromError(detail, error.error);
     return makeModelError('overflow', `${detail}${statusNote}`, {
       ...(status ? { status } : {}),
       ...(window ? { contextWindow: window } : {}),
+      ...(promptTokens ? { promptTokens } : {}),
     });
   }
   if (status === undefined) return makeModelError('invalidResponse', `the stream reported an error: ${detail}`);

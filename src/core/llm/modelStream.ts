@@ -33,6 +33,8 @@ export interface ModelError {
   retryable: boolean;
   /** The context window the server reported in an overflow error, when it said. */
   contextWindow?: number;
+  /** The prompt size the server counted in an overflow error, when it said. */
+  promptTokens?: number;
 }
 
 export interface TextDeltaEvent {

@@ -47,6 +47,21 @@ export function contextWindowFromError(text: string, body?: unknown): number | u
 }
 
 /**
+ * The prompt size the server counted, when its overflow error says ("However, you requested 8416 tokens
+ * (2991 in the messages, 5425 in the completion)", "your request has 9366 input tokens", llama.cpp's
+ * n_prompt_tokens): as good as a usage report for the prompt that was refused.
+ */
+export function promptTokensFromError(text: string, body?: unknown): number | undefined {
+  if (typeof body === 'object' && body !== null) {
+    const prompt = (body as Record<string, unknown>)['n_prompt_tokens'];
+    if (typeof prompt === 'number' && Number.isSafeInteger(prompt) && prompt > 0) return prompt;
+  }
+  const match = /\((\d+) in the messages/i.exec(text) ?? /request has (\d+) input tokens/i.exec(text) ?? /resulted in (\d+) tokens/i.exec(text);
+  const value = match?.[1] ? Number(match[1]) : undefined;
+  return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
  * Servers such as Ollama truncate an over-long prompt instead of failing; the only sign is a reported
  * prompt size above the window.
  */

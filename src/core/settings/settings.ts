@@ -19,24 +19,30 @@ export interface Settings {
   context: {
     /** 0 = from the model's metadata, else the endpoint's model list, else 128k. */
     windowTokens: number;
+    /** 0 = as much as fits, at most 16384 (budget/meter.ts). */
     maxOutputTokens: number;
   };
   compaction: {
     auto: boolean;
     review: ReviewMode;
+    /** 0 = a share of the window (budget/thresholds.ts), as for every size below that says so. */
     reserveTokens: number;
+    /** 0 = scales with the window. */
     keepRecentTokens: number;
     /** Empty = the chat's model. */
     summaryModel: string;
   };
   pruning: {
     enabled: boolean;
+    /** 0 = scales with the window. */
     protectTokens: number;
+    /** 0 = scales with the window. */
     minimumTokens: number;
     protectTurns: number;
     protectedTools: string[];
   };
   tools: {
+    /** 0 = scales with the window. */
     outputMaxChars: number;
     outputMaxLines: number;
     commandTimeoutSeconds: number;
@@ -77,18 +83,18 @@ export const SETTING_SPECS = {
   'endpoint.timeoutSeconds': { kind: 'number', default: 120, minimum: 5, maximum: 3600 },
   'endpoint.maxRetries': { kind: 'number', default: 3, minimum: 0, maximum: 10 },
   'context.windowTokens': { kind: 'number', default: 0, minimum: 0, maximum: 10_000_000 },
-  'context.maxOutputTokens': { kind: 'number', default: 8192, minimum: 256, maximum: 1_000_000 },
+  'context.maxOutputTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.auto': { kind: 'boolean', default: true },
   'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
-  'compaction.reserveTokens': { kind: 'number', default: 16384, minimum: 1024, maximum: 1_000_000 },
-  'compaction.keepRecentTokens': { kind: 'number', default: 20000, minimum: 1000, maximum: 1_000_000 },
+  'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
+  'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.summaryModel': { kind: 'string', default: '' },
   'pruning.enabled': { kind: 'boolean', default: true },
-  'pruning.protectTokens': { kind: 'number', default: 40000, minimum: 0, maximum: 1_000_000 },
-  'pruning.minimumTokens': { kind: 'number', default: 20000, minimum: 0, maximum: 1_000_000 },
+  'pruning.protectTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
+  'pruning.minimumTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'pruning.protectTurns': { kind: 'number', default: 2, minimum: 0, maximum: 50 },
   'pruning.protectedTools': { kind: 'stringArray', default: [] },
-  'tools.outputMaxChars': { kind: 'number', default: 24000, minimum: 1000, maximum: 1_000_000 },
+  'tools.outputMaxChars': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
   'tools.requireConfirmation': { kind: 'boolean', default: true },

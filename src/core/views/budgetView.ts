@@ -1,4 +1,4 @@
-// Turns a measured budget and the session path into the status bar's and panel's BudgetView.
+// Turns the meter's budget and the session path into the status bar's and panel's BudgetView.
 import type { Budget } from '../budget/budget';
 import type { ContextWindowSource } from '../budget/contextWindow';
 import type { CompactionEntry, SessionEntry } from '../session/entries';
@@ -9,8 +9,17 @@ export interface BudgetViewInput {
   path: readonly SessionEntry[];
   model: string;
   windowSource: ContextWindowSource;
+  /** Where exactly the window came from, when the source says more than its kind (e.g. "Ollama num_ctx"). */
+  windowDetail?: string;
   autoCompaction: boolean;
 }
+
+const SOURCE_LABELS: Record<ContextWindowSource, string> = {
+  setting: 'from the setting',
+  model: "from the model's metadata",
+  endpoint: "from the endpoint's model list",
+  default: 'no source told us',
+};
 
 /** The newest compaction on the path, if any. */
 export function latestCompaction(path: readonly SessionEntry[]): CompactionEntry | undefined {
@@ -48,7 +57,9 @@ export function toBudgetView(input: BudgetViewInput): BudgetView {
     exact: budget.exact,
     breakdown: { ...budget.breakdown, free: budget.free },
     model: input.model,
-    windowSource: input.windowSource,
+    windowSource: input.windowDetail ?? SOURCE_LABELS[input.windowSource],
+    windowKnown: budget.windowKnown,
+    ...(budget.reportNote ? { reportNote: budget.reportNote } : {}),
     autoCompaction: input.autoCompaction,
     ...(compaction
       ? { lastCompaction: { when: compaction.timestamp, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter } }

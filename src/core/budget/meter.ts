@@ -1,0 +1,169 @@
+// The one owner of "how full": counts a path's context, converts it to the endpoint's units and measures it against the window.
+import type { ChatToolDefinition } from '../context/chatMessage';
+import type { SessionEntry } from '../session/entries';
+import type { Settings } from '../settings/settings';
+import type { CountCache } from '../tokens/countCache';
+import type { EntryCounts } from '../tokens/entryTokens';
+import { countPath } from '../tokens/entryTokens';
+import type { TokenCounter } from '../tokens/tokenCounter';
+import type { Budget, BudgetBasis, BudgetBreakdown } from './budget';
+import { sumBreakdown } from './budget';
+import type { Calibration } from './calibration';
+import { judgeReport } from './calibration';
+import { countContext } from './contextCounts';
+import { planPrune, type PrunePlan } from './prunePlan';
+import { thresholdsFor, type Thresholds } from './thresholds';
+
+/** Everything needed to measure a context; shared by the loop, the compaction runner, the prune runner and the UI. */
+export interface CountingDeps {
+  counter: TokenCounter;
+  cache: CountCache;
+  calibration?: Calibration;
+  settings: Settings;
+  contextWindow: number;
+  /** False when no source told us the window and `contextWindow` is an assumption (default: known). */
+  windowKnown?: boolean;
+  /** The most output tokens the model accepts, when its listing says so. */
+  maxOutputTokens?: number;
+  /** The system prompt every call starts with (none for a bare session, e.g. the CLI without --system). */
+  systemPrompt?: string;
+  systemRole: 'system' | 'developer';
+  tools: readonly ChatToolDefinition[];
+}
+
+/** Tokens of one entry as sent now, in the endpoint's units: in full, or as its pruned placeholder. */
+export interface EntryCosts {
+  full: { get(entryId: string): number | undefined };
+  pruned: { get(entryId: string): number | undefined };
+}
+
+export interface MeasuredContext {
+  path: SessionEntry[];
+  /** Our raw per-entry counts (the cache's units). */
+  counts: EntryCounts;
+  /** The same entries in the endpoint's units: what every planner compares with the budget. */
+  costs: EntryCosts;
+  thresholds: Thresholds;
+  budget: Budget;
+  /** Our raw count of the whole prompt, and of its two calibrated parts (what a usage report is compared with). */
+  countedPrompt: number;
+  raw: { content: number; tools: number };
+  /** The usage report `used` rests on and our raw count of that same prompt; null when `used` is our count. */
+  anchor: { promptTokens: number; countedPrompt: number } | null;
+  prune: PrunePlan;
+}
+
+/** A server may render tool definitions as raw JSON schemas (most chat templates do): their JSON text, counted. */
+const jsonToolCounts = new WeakMap<readonly ChatToolDefinition[], number>();
+
+function countToolsAsJson(counter: TokenCounter, tools: readonly ChatToolDefinition[]): number {
+  let tokens = jsonToolCounts.get(tools);
+  if (tokens === undefined) {
+    tokens = tools.length === 0 ? 0 : counter.countText(JSON.stringify(tools.map((tool) => tool.function)));
+    jsonToolCounts.set(tools, tokens);
+  }
+  return tokens;
+}
+
+/**
+ * The tool definitions in the endpoint's units. OpenAI renders them compactly and our count is exact;
+ * other servers are unknown until they report, so the larger of the two renderings is assumed (a first
+ * request to a 16k server must not be refused because its template spelled the schemas out).
+ */
+export function toolsInEndpointUnits(counter: TokenCounter, tools: readonly ChatToolDefinition[], calibration?: Calibration): number {
+  const raw = counter.countTools(tools);
+  const ratio = calibration?.toolsRatio;
+  if (ratio !== undefined) return Math.round(raw * ratio);
+  if (counter.exact) return raw;
+  return Math.max(raw, countToolsAsJson(counter, tools));
+}
+
+function scaledCosts(counts: EntryCounts, ratio: number): EntryCosts {
+  if (ratio === 1) return counts;
+  const scale = (tokens: number | undefined): number | undefined => (tokens === undefined ? undefined : Math.round(tokens * ratio));
+  return { full: { get: (id) => scale(counts.full.get(id)) }, pruned: { get: (id) => scale(counts.pruned.get(id)) } };
+}
+
+/** The raw parts in endpoint units; when `used` rests on a report, spread so the parts still sum to it. */
+function endpointBreakdown(raw: BudgetBreakdown, ratio: number, tools: number, used: number): BudgetBreakdown {
+  const parts: BudgetBreakdown = {
+    system: Math.round(raw.system * ratio),
+    tools,
+    summary: Math.round(raw.summary * ratio),
+    messages: Math.round(raw.messages * ratio),
+    toolResults: Math.round(raw.toolResults * ratio),
+  };
+  const content = parts.system + parts.summary + parts.messages + parts.toolResults;
+  const target = used - tools;
+  if (content <= 0 || target === content) return parts;
+  const factor = Math.max(0, target) / content;
+  const spread = { ...parts, system: Math.round(parts.system * factor), summary: Math.round(parts.summary * factor), toolResults: Math.round(parts.toolResults * factor) };
+  spread.messages = Math.max(0, target - spread.system - spread.summary - spread.toolResults);
+  return spread;
+}
+
+/**
+ * used = the endpoint's report of the newest prompt on this path + the calibrated count of what was
+ * appended since (near-exact: only the new tail is estimated), when that report is believable and
+ * nothing was pruned or compacted after it; else our calibrated count of the whole prompt.
+ */
+export function measureContext(path: SessionEntry[], deps: CountingDeps): MeasuredContext {
+  const { counter, calibration } = deps;
+  const thresholds = thresholdsFor(deps.contextWindow, deps.settings);
+  const counts = countPath(path, counter, deps.cache);
+  const counted = countContext(path, counts, counter, { systemPrompt: deps.systemPrompt, systemRole: deps.systemRole, tools: deps.tools });
+  const raw = counted.breakdown;
+  const countedPrompt = sumBreakdown(raw);
+  const ratio = calibration?.contentRatio ?? 1;
+  const tools = toolsInEndpointUnits(counter, deps.tools, calibration);
+  const content = countedPrompt - raw.tools;
+  const windowKnown = deps.windowKnown ?? true;
+  const report = counted.lastReport;
+  const verdict = report ? judgeReport(report.promptTokens, report.countedPrompt, windowKnown ? thresholds.window : undefined) : undefined;
+  let basis: BudgetBasis = calibration?.calibrated ? 'calibrated' : 'estimate';
+  let used = Math.round(content * ratio) + tools;
+  const anchored = report && verdict?.believed && countedPrompt >= report.countedPrompt ? report : null;
+  if (anchored) {
+    used = anchored.promptTokens + Math.round((countedPrompt - anchored.countedPrompt) * ratio);
+    basis = 'report';
+  }
+  const breakdown = endpointBreakdown(raw, ratio, tools, used);
+  const budget: Budget = {
+    contextWindow: thresholds.window,
+    windowKnown,
+    outputReserve: thresholds.outputReserve,
+    usable: thresholds.usable,
+    used,
+    basis,
+    estimated: basis === 'estimate',
+    exact: counter.exact,
+    breakdown,
+    free: Math.max(0, thresholds.usable - used),
+    percent: thresholds.usable > 0 ? Math.round((used / thresholds.usable) * 1000) / 10 : 100,
+    ...(verdict && !verdict.believed ? { reportNote: `The endpoint's last usage report was not believed: ${verdict.reason}.` } : {}),
+  };
+  const costs = scaledCosts(counts, ratio);
+  const pruning = { ...deps.settings.pruning, protectTokens: thresholds.pruneProtect, minimumTokens: thresholds.pruneMinimum };
+  return { path, counts, costs, thresholds, budget, countedPrompt, raw: { content, tools: raw.tools }, anchor: anchored, prune: planPrune(path, costs, pruning) };
+}
+
+/** Output never requested beyond this unless the user asks for more (some providers check credit against it). */
+const AUTO_OUTPUT_CAP = 16_384;
+const MIN_OUTPUT = 256;
+
+/**
+ * max_tokens for the next call: as much as fits after the prompt (with a margin for our estimate's error,
+ * wider before any report), at most the user's or model's limit, and at least the reserve's worth when the
+ * prompt stayed inside the usable budget. Servers refuse prompt + max_tokens > window, so a fixed request
+ * (8,000 at a 16k window) made the first message of a small model fail.
+ */
+export function requestOutputTokens(measured: MeasuredContext, deps: Pick<CountingDeps, 'settings' | 'maxOutputTokens'>): number {
+  const { budget, thresholds } = measured;
+  // Our estimate's error: small once a report calibrated it, a few % for OpenAI's own tokenizer, and up to
+  // a third for an unknown tokenizer (1.25× is common), which a refusal at the first message would show.
+  const margin = !budget.estimated ? 0.03 : budget.exact ? 0.05 : 0.35;
+  const room = budget.contextWindow - Math.ceil(budget.used * (1 + margin)) - 16;
+  const setting = deps.settings.context.maxOutputTokens;
+  const cap = Math.min(setting > 0 ? setting : Math.max(thresholds.outputReserve, AUTO_OUTPUT_CAP), deps.maxOutputTokens ?? Number.POSITIVE_INFINITY);
+  return Math.max(MIN_OUTPUT, Math.min(cap, room));
+}

@@ -1,0 +1,90 @@
+// Every size the context policy uses, as a clamped fraction of the window: the seeds' numbers at 200k, sane at 8k.
+import type { Settings } from '../settings/settings';
+
+/**
+ * What the policy works with for one window. All token figures are in the endpoint's own units (the
+ * meter converts our counts with the calibration), so every decision compares like with like.
+ */
+export interface Thresholds {
+  window: number;
+  /** Room always left for the reply: a prompt never grows past window − outputReserve. */
+  outputReserve: number;
+  /** window − outputReserve: what the prompt may fill. */
+  usable: number;
+  /** Newest history kept verbatim by a compaction (before the room check in the cut plan). */
+  keepRecent: number;
+  /** Newest tool output never pruned. */
+  pruneProtect: number;
+  /** A prune must free at least this much (a smaller one is not worth losing the prompt cache). */
+  pruneMinimum: number;
+  /** Pruning is considered only above this fill level of `usable`. */
+  pruneAtPercent: number;
+  /** Most a compaction summary may take. */
+  summaryTokens: number;
+  /** Tool outputs longer than this are capped (head and tail) when they enter the log. */
+  toolOutputChars: number;
+  toolOutputLines: number;
+  /** Tool definitions may take at most this share of `usable`; beyond it fewer optional tools are offered. */
+  toolsShare: number;
+}
+
+/** One rule per threshold: a fraction of the window, clamped. At a 200k window each gives the seeds' number. */
+interface Rule {
+  fraction: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * The anchors' numbers at 200k: pi's reserve 16384 and keep 20000, OpenCode's protect 40k and minimum
+ * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap. Fixed numbers are wrong at 8k–32k
+ * (a 16k reserve is a whole 16k window; a 40k protect means pruning can never fire at 64k), so each
+ * scales with the window and is clamped where a fraction stops making sense.
+ */
+export const RULES = {
+  outputReserve: { fraction: 0.082, min: 1024, max: 16_384 },
+  keepRecent: { fraction: 0.125, min: 1024, max: 20_000 },
+  pruneProtect: { fraction: 0.2, min: 1024, max: 40_000 },
+  pruneMinimum: { fraction: 0.1, min: 512, max: 20_000 },
+  summaryTokens: { fraction: 0.1, min: 1024, max: 13_107 },
+  toolOutputChars: { fraction: 0.12, min: 4000, max: 24_000 },
+} as const satisfies Record<string, Rule>;
+
+export const PRUNE_AT_PERCENT = 80;
+export const TOOLS_SHARE = 0.25;
+/** A capped output still shows a useful head and tail. */
+const MIN_OUTPUT_CHARS = 1000;
+
+function scaled(rule: Rule, window: number): number {
+  return Math.round(Math.min(rule.max, Math.max(rule.min, rule.fraction * window)));
+}
+
+/** A setting of 0 means "scale with the window"; an explicit value is the user's and is kept (within `cap`). */
+function chosen(setting: number, rule: Rule, window: number, cap: number = Number.POSITIVE_INFINITY): number {
+  return Math.min(cap, setting > 0 ? setting : scaled(rule, window));
+}
+
+/**
+ * The thresholds for a window. An explicit reserve or max-output setting is honoured, but the reserve
+ * never takes more than half the window, so a small model keeps room for a prompt.
+ */
+export function thresholdsFor(window: number, settings: Settings): Thresholds {
+  const safeWindow = Math.max(1, Math.floor(window));
+  const half = Math.floor(safeWindow / 2);
+  const requestedOutput = settings.context.maxOutputTokens;
+  const reserve = Math.min(half, Math.max(chosen(settings.compaction.reserveTokens, RULES.outputReserve, safeWindow), requestedOutput));
+  const usable = Math.max(0, safeWindow - reserve);
+  return {
+    window: safeWindow,
+    outputReserve: reserve,
+    usable,
+    keepRecent: chosen(settings.compaction.keepRecentTokens, RULES.keepRecent, safeWindow, usable),
+    pruneProtect: chosen(settings.pruning.protectTokens, RULES.pruneProtect, safeWindow),
+    pruneMinimum: chosen(settings.pruning.minimumTokens, RULES.pruneMinimum, safeWindow),
+    pruneAtPercent: PRUNE_AT_PERCENT,
+    summaryTokens: scaled(RULES.summaryTokens, safeWindow),
+    toolOutputChars: Math.max(MIN_OUTPUT_CHARS, chosen(settings.tools.outputMaxChars, RULES.toolOutputChars, safeWindow)),
+    toolOutputLines: settings.tools.outputMaxLines,
+    toolsShare: TOOLS_SHARE,
+  };
+}
