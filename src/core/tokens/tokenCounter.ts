@@ -8,6 +8,7 @@ import {
 import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
 import { encodingForModel, type EncodingName } from './encoding';
 import { toFunctionDefinitions } from './functionDefinitions';
+import { countBoundedRuns } from './boundedRuns';
 import { textSlices } from './textSlices';
 
 type CountText = (text: string) => number;
@@ -37,7 +38,8 @@ async function loadEncoding(encoding: EncodingName): Promise<CountText> {
       : await import('gpt-tokenizer/encoding/cl100k_base');
   // Special-token text in tool output (e.g. "<|endoftext|>") is ordinary text to us, never a control token.
   const plain = { disallowedSpecial: new Set<string>() };
-  return (text: string) => (text ? module.countTokens(text, plain) : 0);
+  const countPlain = (text: string): number => module.countTokens(text, plain);
+  return (text: string) => (text ? countBoundedRuns(text, countPlain) : 0);
 }
 
 const loaded = new Map<EncodingName, Promise<CountText>>();
