@@ -33,7 +33,7 @@ export class EndpointConnection implements vscode.Disposable {
   }
 
   /** A client for one model of the endpoint (the summarizer may use another model than the chat). */
-  async client(model: string, contextWindow?: number): Promise<OpenAiChatClient> {
+  async client(model: string): Promise<OpenAiChatClient> {
     const endpoint = this.configuration.settings.endpoint;
     const apiKey = (await this.keys.get()) ?? '';
     return new OpenAiChatClient({
@@ -44,7 +44,6 @@ export class EndpointConnection implements vscode.Disposable {
       flags: detectEndpointFlags(endpoint.baseUrl, endpoint),
       timeoutMs: endpoint.timeoutSeconds * 1000,
       maxRetries: endpoint.maxRetries,
-      ...(contextWindow ? { contextWindow } : {}),
     });
   }
 

@@ -68,7 +68,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     const abort = new AbortController();
     const subscription = token.onCancellationRequested(() => abort.abort());
     try {
-      const client = await this.endpoint.client(model.id, model.contextWindow);
+      const client = await this.endpoint.client(model.id);
       const request: ChatRequest = {
         messages: fromLanguageModelMessages(messages),
         tools: (options.tools ?? []).map((tool) => ({

@@ -30,7 +30,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     const listed = (await endpoint.listModels()).find((info) => info.id === model.id);
     const window = resolveContextWindow({ setting: settings.context.windowTokens, modelMetadata: undefined, endpointList: listed?.contextWindow });
     const choice: ModelChoice = { id: model.id, contextWindow: window.tokens, windowSource: window.source };
-    const stream = await endpoint.client(model.id, window.tokens);
+    const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
     return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true };
   }
@@ -61,7 +61,7 @@ async function summaryModel(
   if (!id || !endpoint.configured) return { stream: fallback, window: fallbackWindow };
   const listed = (await endpoint.listModels()).find((info) => info.id === id);
   const window = listed?.contextWindow ?? fallbackWindow;
-  return { stream: await endpoint.client(id, window), window };
+  return { stream: await endpoint.client(id), window };
 }
 
 /** Finds a model again by vendor and id (for commands run from the palette), or undefined when it is gone. */

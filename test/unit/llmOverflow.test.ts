@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../src/core/llm/modelStream';
 import { OpenAiChatClient } from '../../src/core/llm/openaiChatClient';
-import { contextWindowFromError, isSilentOverflow, matchOverflow } from '../../src/core/llm/overflowPatterns';
+import { contextWindowFromError, matchOverflow } from '../../src/core/llm/overflowPatterns';
 import type { ScriptedEndpoint } from '../support/scriptedEndpoint';
 import { startScriptedEndpoint } from '../support/scriptedEndpoint';
 import type { OverflowShape } from '../support/scriptedSteps';
@@ -69,12 +69,5 @@ describe('overflow pattern table', () => {
     expect(contextWindowFromError("This model's maximum context length is 32768 tokens.")).toBe(32768);
     expect(contextWindowFromError('exceeds', { n_ctx: 2048 })).toBe(2048);
     expect(contextWindowFromError('no numbers here')).toBeUndefined();
-  });
-
-  it('detects silent overflow only above a known window', () => {
-    expect(isSilentOverflow({ promptTokens: 9000, completionTokens: 1 }, 8192)).toBe(true);
-    expect(isSilentOverflow({ promptTokens: 8192, completionTokens: 1 }, 8192)).toBe(false);
-    expect(isSilentOverflow({ promptTokens: 9000, completionTokens: 1 }, undefined)).toBe(false);
-    expect(isSilentOverflow(undefined, 8192)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 // Turns whatever a model call failed with (SDK errors, network errors, odd bodies) into a clear, key-free ModelError.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ModelError, ModelErrorKind } from './modelStream';
+import { RedirectError } from './errorBodyFetch';
 import { contextWindowFromError, matchOverflow, promptTokensFromError } from './overflowPatterns';
 
 /** Replaces every occurrence of the secret (and its bearer form) in a text; short secrets are left alone. */
@@ -58,8 +59,12 @@ function serverDetail(error: APIError): string {
   return pick(body) ?? error.message.replace(/^\d{3}\s*/, '');
 }
 
-export function makeModelError(kind: ModelErrorKind, detail: string, extra: Partial<ModelError> = {}): ModelError {
+/** Longest server detail shown: a 100 MB error body must not become a 100-million-character message. */
+const MAX_DETAIL_CHARS = 2000;
+
+export function makeModelError(kind: ModelErrorKind, rawDetail: string, extra: Partial<ModelError> = {}): ModelError {
   const label = KIND_LABEL[kind];
+  const detail = rawDetail.length > MAX_DETAIL_CHARS ? `${rawDetail.slice(0, MAX_DETAIL_CHARS)}… [${rawDetail.length - MAX_DETAIL_CHARS} more characters]` : rawDetail;
   const message = detail && detail !== label ? `${label}: ${detail}` : label;
   return { kind, message, retryable: RETRYABLE.has(kind), ...extra };
 }
@@ -80,7 +85,7 @@ function fromApiError(error: APIError): ModelError {
       ...(promptTokens ? { promptTokens } : {}),
     });
   }
-  if (status === undefined) return makeModelError('invalidResponse', `the stream reported an error: ${detail}`);
+  if (status === undefined) return streamError(error, detail);
   const kind = kindForStatus(status);
   const retryAfterMs = retryAfterFromHeaders(error.headers);
   const built = makeModelError(kind, `${detail}${statusNote}`, {
@@ -90,6 +95,18 @@ function fromApiError(error: APIError): ModelError {
   // OpenAI answers 429 when the account is out of credit; waiting will not help.
   if (kind === 'rateLimit' && /insufficient_quota|quota/i.test(`${code} ${detail}`)) built.retryable = false;
   return built;
+}
+
+/**
+ * An error event inside a stream has no HTTP status. Before any output it is retried like a server error
+ * (the caller never retries once output streamed), unless its body names a 4xx code.
+ */
+function streamError(error: APIError, detail: string): ModelError {
+  const body = error.error;
+  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['code'] : undefined;
+  const status = typeof code === 'number' && code >= 400 && code < 600 ? code : typeof code === 'string' && /^[45]\d\d$/.test(code) ? Number(code) : undefined;
+  const kind = status !== undefined ? kindForStatus(status) : 'server';
+  return makeModelError(kind, `the stream reported an error: ${detail}`, status !== undefined ? { status } : {});
 }
 
 function causeText(error: Error): string {
@@ -106,7 +123,12 @@ function causeText(error: Error): string {
 export function classifyError(error: unknown): ModelError {
   if (error instanceof APIUserAbortError) return makeModelError('aborted', '');
   if (error instanceof APIConnectionTimeoutError) return makeModelError('timeout', '');
-  if (error instanceof APIConnectionError) return makeModelError('network', causeText(error));
+  if (error instanceof APIConnectionError) {
+    const cause: unknown = (error as { cause?: unknown }).cause;
+    if (cause instanceof RedirectError) return makeModelError('badRequest', cause.message);
+    return makeModelError('network', causeText(error));
+  }
+  if (error instanceof RedirectError) return makeModelError('badRequest', error.message);
   if (error instanceof APIError) return fromApiError(error as APIError);
   if (error instanceof SyntaxError) return makeModelError('invalidResponse', `malformed data in the stream (${error.message})`);
   if (error instanceof Error) {

@@ -72,8 +72,6 @@ export interface DoneEvent {
   invalidArguments: string[];
   usage?: Usage;
   stopReason: StopReason;
-  /** The reported prompt tokens exceed the known context window: the server probably truncated the input. */
-  silentOverflow?: boolean;
 }
 
 export interface ErrorEvent {

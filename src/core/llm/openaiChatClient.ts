@@ -8,7 +8,6 @@ import { classifyError, makeModelError, scrubError } from './modelError';
 import type { ModelInfo } from './modelList';
 import { parseModelList } from './modelList';
 import type { ChatRequest, ErrorEvent, ModelError, ModelStream, StreamEvent, TerminalEvent } from './modelStream';
-import { isSilentOverflow } from './overflowPatterns';
 import type { ChatRequestBody } from './requestBody';
 import { buildRequestBody } from './requestBody';
 import type { RetryPolicy } from './retryPolicy';
@@ -28,8 +27,6 @@ export interface OpenAiChatClientOptions {
   /** Limit for the wait for the response and between two chunks; defaults to min(timeoutMs, 60 s). */
   idleTimeoutMs?: number;
   maxRetries: number;
-  /** The model's window when known, to flag servers that silently truncate over-long prompts. */
-  contextWindow?: number;
   /** Injected by tests so retries do not wait; must resolve early when the signal aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** [0, 1) source for retry jitter. */
@@ -193,9 +190,7 @@ export class OpenAiChatClient implements ModelStream {
       if (!assembler.hasFinish && !assembler.hasOutput) {
         return this.failed(makeModelError('invalidResponse', 'the stream ended without a finish reason or any content'), assembler);
       }
-      const done = assembler.done();
-      if (isSilentOverflow(done.usage, this.options.contextWindow)) done.silentOverflow = true;
-      return done;
+      return assembler.done();
     } catch (error) {
       return this.failed(interruption() ?? classifyError(error), assembler);
     } finally {

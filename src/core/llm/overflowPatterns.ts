@@ -1,5 +1,4 @@
 // Recognizes "the prompt does not fit the context window" in each server's error shape, and silent overflow in usage.
-import type { Usage } from '../session/entries';
 
 export interface OverflowPattern {
   provider: string;
@@ -59,13 +58,4 @@ export function promptTokensFromError(text: string, body?: unknown): number | un
   const match = /\((\d+) in the messages/i.exec(text) ?? /request has (\d+) input tokens/i.exec(text) ?? /resulted in (\d+) tokens/i.exec(text);
   const value = match?.[1] ? Number(match[1]) : undefined;
   return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
-
-/**
- * Servers such as Ollama truncate an over-long prompt instead of failing; the only sign is a reported
- * prompt size above the window.
- */
-export function isSilentOverflow(usage: Usage | undefined, contextWindow: number | undefined): boolean {
-  if (!usage || !contextWindow || contextWindow <= 0) return false;
-  return usage.promptTokens > contextWindow;
 }

@@ -35,11 +35,13 @@ export function retryDelay(
   random: () => number,
 ): number | undefined {
   if (!error.retryable || !AUTO_RETRIED.has(error.kind) || attempt > policy.maxRetries) return undefined;
-  if (error.retryAfterMs !== undefined) {
-    return error.retryAfterMs <= policy.maxRetryAfterMs ? Math.ceil(error.retryAfterMs) : undefined;
-  }
   const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(backoff * (0.5 + 0.5 * random()));
+  const jittered = Math.round(backoff * (0.5 + 0.5 * random()));
+  // A server asking for 0 s (or a date in the past) still gets the backoff: no burst of immediate retries.
+  if (error.retryAfterMs !== undefined) {
+    return error.retryAfterMs <= policy.maxRetryAfterMs ? Math.max(Math.ceil(error.retryAfterMs), jittered) : undefined;
+  }
+  return jittered;
 }
 
 /** Waits `ms` or until the signal aborts, whichever comes first; never rejects. */

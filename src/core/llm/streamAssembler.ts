@@ -18,20 +18,27 @@ const FINISH_REASONS: Record<string, StopReason> = {
   content_filter: 'contentFilter',
 };
 
+/** Largest believable token count in a usage report: no model has a window past ten million. */
+export const MAX_REPORTED_TOKENS = 10_000_000;
+
+function isTokenCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_REPORTED_TOKENS;
+}
+
 /** Maps the wire usage object, including the provider-specific cache fields, to the session's Usage. */
 export function mapUsage(raw: unknown): Usage | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const record = raw as Record<string, unknown>;
   const prompt = record['prompt_tokens'];
   const completion = record['completion_tokens'];
-  if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
+  if (!isTokenCount(prompt) || !isTokenCount(completion)) return undefined;
   const usage: Usage = { promptTokens: prompt, completionTokens: completion };
   const details = record['prompt_tokens_details'];
   if (typeof details === 'object' && details !== null) {
     const cached = (details as Record<string, unknown>)['cached_tokens'];
-    if (typeof cached === 'number') usage.cachedTokens = cached;
+    if (isTokenCount(cached) && cached <= prompt) usage.cachedTokens = cached;
     const written = (details as Record<string, unknown>)['cache_write_tokens'];
-    if (typeof written === 'number') usage.cacheWriteTokens = written;
+    if (isTokenCount(written) && written <= prompt) usage.cacheWriteTokens = written;
   }
   return usage;
 }
@@ -48,7 +55,9 @@ function isValidJson(text: string): boolean {
 export class StreamAssembler {
   private text = '';
   private reasoning = '';
+  /** Calls in arrival order; `slots` maps a wire index to its current call (a new id at a used index is a new call). */
   private readonly calls = new Map<number, PartialCall>();
+  private readonly slots = new Map<number, number>();
   private usage: Usage | undefined;
   private finishReason: string | undefined;
 
@@ -79,19 +88,24 @@ export class StreamAssembler {
         this.reasoning += thinking;
         events.push({ type: 'reasoningDelta', text: thinking });
       }
-      for (const call of choice.delta?.tool_calls ?? []) events.push(...this.pushToolCall(call));
+      for (const call of choice.delta?.tool_calls ?? []) for (const event of this.pushToolCall(call)) events.push(event);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     return events;
   }
 
   private pushToolCall(call: NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number]): StreamEvent[] {
-    const index = typeof call.index === 'number' ? call.index : this.calls.size;
-    let partial = this.calls.get(index);
-    if (!partial) {
+    const wireIndex = typeof call.index === 'number' ? call.index : this.calls.size;
+    let index = this.slots.get(wireIndex);
+    let partial = index === undefined ? undefined : this.calls.get(index);
+    // Some servers restart at index 0 for every call: a different id there is a different call, not more of the same.
+    if (!partial || (call.id && partial.id && call.id !== partial.id)) {
+      index = this.calls.size;
       partial = { id: '', name: '', arguments: '', started: false };
       this.calls.set(index, partial);
+      this.slots.set(wireIndex, index);
     }
+    index ??= this.calls.size - 1;
     if (call.id) partial.id = call.id;
     if (call.function?.name) partial.name += call.function.name;
     if (call.function?.arguments) partial.arguments += call.function.arguments;
