@@ -1,7 +1,9 @@
 // Live settings: parsed through the core's parseSettings, invalid values reported once, changes applied without a reload.
 import * as vscode from 'vscode';
-import { parseSettings, SETTINGS_SECTION, type SettingKey, type Settings } from '../core/settings/settings';
+import { parseSettings, SETTINGS_SECTION, USER_ONLY_SETTINGS, type SettingKey, type Settings } from '../core/settings/settings';
 import type { Logger } from './logger';
+
+const USER_ONLY: ReadonlySet<SettingKey> = new Set(USER_ONLY_SETTINGS);
 
 export class Configuration implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Settings>();
@@ -33,7 +35,20 @@ export class Configuration implements vscode.Disposable {
 
   private read(): Settings {
     const section = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const { settings, warnings } = parseSettings((key: SettingKey) => section.get(key));
+    const ignored: string[] = [];
+    const { settings, warnings } = parseSettings((key: SettingKey) => {
+      if (!USER_ONLY.has(key)) return section.get(key);
+      // Only the person's own settings may choose the endpoint, its headers, or what runs without asking.
+      const values = section.inspect(key);
+      if (values?.workspaceValue !== undefined || values?.workspaceFolderValue !== undefined) ignored.push(key);
+      return values?.globalValue;
+    });
+    for (const key of ignored) {
+      warnings.push({
+        key,
+        message: `${SETTINGS_SECTION}.${key} is set by this workspace and ignored: where your code and API key go, and what runs without asking, can only be chosen in your user settings.`,
+      });
+    }
     this.currentWarnings = warnings.map((warning) => warning.message);
     for (const warning of warnings) {
       this.logger.warn(warning.message);

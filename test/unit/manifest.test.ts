@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTING_SPECS, SETTINGS_SECTION, type SettingSpec } from '../../src/core/settings/settings';
+import { SETTING_SPECS, SETTINGS_SECTION, USER_ONLY_SETTINGS, type SettingSpec } from '../../src/core/settings/settings';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -83,5 +83,17 @@ describe('manifest vs code', () => {
       expect({ key, ...actual }).toEqual({ key, ...expected });
       if (spec.kind === 'number') expect(['number', 'integer'], key).toContain(schema.type);
     }
+  });
+});
+
+describe('settings a workspace must not control', () => {
+  it('declares the endpoint and confirmation settings with application scope', () => {
+    const settings = manifestSettings();
+    for (const key of USER_ONLY_SETTINGS) expect(settings[`${SETTINGS_SECTION}.${key}`]?.scope, key).toBe('application');
+  });
+
+  it('lists every endpoint setting as user-only', () => {
+    const endpointKeys = Object.keys(SETTING_SPECS).filter((key) => key.startsWith('endpoint.'));
+    expect(endpointKeys.filter((key) => !(USER_ONLY_SETTINGS as readonly string[]).includes(key))).toEqual([]);
   });
 });
