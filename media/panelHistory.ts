@@ -2,10 +2,16 @@
 
 import { formatAgo, formatTokens } from '../src/shared/budgetFormat';
 import type { WebviewMessage } from '../src/shared/panelProtocol';
-import type { HistoryView, PinView } from '../src/shared/panelViewModels';
+import type { CompactionHistoryItem, HistoryView, PinView } from '../src/shared/panelViewModels';
 import { badge, button, h } from './panelDom';
 
 type Post = (message: WebviewMessage) => void;
+
+/** E.g. `3 turns from “fix the parser…”`: what the compaction summarized, so rows can be told apart. */
+function coverage(item: CompactionHistoryItem): string {
+  if (item.turns === 0) return 'Part of a turn';
+  return `${item.turns} turn${item.turns === 1 ? '' : 's'}${item.firstRequest ? ` from “${item.firstRequest}”` : ''}`;
+}
 
 export function renderHistory(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'history-heading' } });
@@ -24,7 +30,7 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
         h(
           'div',
           { class: 'row-main' },
-          h('div', { class: 'row-title' }, item.firstLine || '(empty summary)'),
+          h('div', { class: 'row-title' }, coverage(item)),
           h(
             'div',
             { class: 'row-meta' },
@@ -38,7 +44,7 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
           secondary: true,
           disabled,
           key: `restore:${item.id}`,
-          ariaLabel: `Restore the branch as it was before the compaction "${item.firstLine}"`,
+          ariaLabel: `Restore the branch as it was before the compaction of ${coverage(item)}`,
         }),
       ),
     );

@@ -75,7 +75,9 @@ export interface CompactionHistoryItem {
   when: string;
   tokensBefore: number;
   tokensAfter: number;
-  firstLine: string;
+  /** The person's turns it summarized, and the first of their requests (shortened; empty when none). */
+  turns: number;
+  firstRequest: string;
   edited: boolean;
   auto: boolean;
 }

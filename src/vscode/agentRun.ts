@@ -85,6 +85,11 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       break;
     case 'error':
       renderModelError(stream, event.message, event.error);
+      if (event.restoredOverBudget) {
+        stream.button({ command: 'compactionAgent.pruneNow', title: 'Prune Now' });
+        stream.button({ command: 'compactionAgent.compactNow', title: 'Compact Now' });
+        stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
+      }
       break;
     case 'done':
       if (event.reason === 'maxSteps') stream.markdown(`\n\n*Stopped after ${event.steps} steps; ask @agent to continue.*`);

@@ -39,7 +39,7 @@ export class CompactionPanel implements vscode.Disposable {
       applySummary: (m) => backend.apply(m.proposalId, m.summary, m.edited),
       regenerate: async (m) => void (await backend.regenerate(m.proposalId, m.instructions)),
       cancelProposal: (m) => backend.cancel(m.proposalId),
-      restoreCompaction: (m) => backend.restore(m.compactionId),
+      restoreCompaction: async (m) => void (await backend.restore(m.compactionId)),
       pin: (m) => backend.pin(m.entryId),
       unpin: (m) => backend.unpin(m.entryId),
       countTokens: async (m) => this.post({ type: 'tokenCount', requestId: m.requestId, tokens: await backend.countTokens(m.text) }),

@@ -1,5 +1,6 @@
 // The panel's backend: proposes, reviews and applies compactions (for the panel, /compact, commands and the loop).
 import * as vscode from 'vscode';
+import { undoCompaction } from '../core/compaction/compactionUndo';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRunner';
 import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
@@ -143,10 +144,16 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return Promise.resolve();
   }
 
-  async restore(compactionId: string): Promise<void> {
+  /** Undoes a compaction (see undoCompaction) and returns what happened, in words; the panel shows it too. */
+  async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
-    await session.log.restoreBeforeCompaction(compactionId);
-    this.say('info', 'Restored the branch from before that compaction; the compacted branch is kept (Switch Branch returns to it).');
+    const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
+    const later = copied > 0 ? ` with the ${copied} entr${copied === 1 ? 'y' : 'ies'} made since` : '';
+    const skipped = skippedCompactions > 0 ? ` The ${skippedCompactions} later compaction${skippedCompactions === 1 ? '' : 's'} built on it ${skippedCompactions === 1 ? 'is' : 'are'} undone too.` : '';
+    const message = `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking; the compacted branch is kept (Switch Branch returns to it).`;
+    this.say('info', message);
+    session.noteForChat(message);
+    return message;
   }
 
   async pin(entryId: string): Promise<void> {

@@ -8,6 +8,7 @@ import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
+import { describeCompaction } from '../core/views/compactionDescription';
 import { entryTitle } from '../core/views/historyView';
 
 export interface CommandDeps {
@@ -40,10 +41,6 @@ async function requireSession(deps: CommandDeps): Promise<AgentSession | undefin
   return session;
 }
 
-function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.replace(/^#+\s*/, '').trim() ?? '';
-}
-
 function when(timestamp: string): string {
   return new Date(timestamp).toLocaleString();
 }
@@ -51,7 +48,8 @@ function when(timestamp: string): string {
 async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unknown): Promise<void> {
   const session = await requireSession(deps);
   if (!session) return;
-  const compactions = session.log.path().flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
+  const path = session.log.path();
+  const compactions = path.flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
   if (compactions.length === 0) {
     void vscode.window.showInformationMessage('There is no compaction on the current branch of this session: nothing to restore.');
     return;
@@ -61,8 +59,7 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
     const picked = await vscode.window.showQuickPick(
       [...compactions].reverse().map((entry) => ({
         label: `$(history) ${when(entry.timestamp)}`,
-        description: `${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens${entry.auto ? ', automatic' : ''}${entry.edited ? ', edited' : ''}`,
-        detail: firstLine(entry.summary),
+        detail: describeCompaction(path, entry, formatTokens),
         entry,
       })),
       { title: 'Restore Pre-Compaction Branch', placeHolder: 'Pick the compaction to undo (the compacted branch stays available)' },
@@ -70,10 +67,7 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
     target = picked?.entry;
   }
   if (!target) return;
-  await session.log.restoreBeforeCompaction(target.id);
-  const message = `Restored the branch from before the compaction of ${when(target.timestamp)}: the model sees the full earlier context again (${formatTokens(target.tokensBefore)} tokens). The compacted branch is kept; Switch Branch returns to it.`;
-  session.noteForChat(message);
-  void vscode.window.showInformationMessage(message);
+  void vscode.window.showInformationMessage(await deps.review.restore(target.id));
 }
 
 function branchLabel(session: AgentSession, tip: SessionEntry): string {

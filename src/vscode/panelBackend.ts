@@ -19,7 +19,7 @@ export interface PanelBackend {
   regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined>;
   cancel(proposalId: string): Promise<void>;
   /** Moves the leaf back to the branch as it was before the compaction. */
-  restore(compactionId: string): Promise<void>;
+  restore(compactionId: string): Promise<string>;
   pin(entryId: string): Promise<void>;
   unpin(entryId: string): Promise<void>;
   /** Exact (or best) token count of a text for the session's model. */

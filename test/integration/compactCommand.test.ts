@@ -106,12 +106,15 @@ describe('/compact and restore', () => {
     assert.equal(session.log.leafId, compaction.id);
 
     await vscode.commands.executeCommand('compactionAgent.restorePreCompactionBranch', compaction.id);
-    assert.equal(session.log.leafId, compaction.parentId, 'the leaf did not move to the compaction’s parent');
+    // The new branch forks at the compaction's parent and ends with the restore marker (nothing was made after it).
+    const restored = session.log.path();
+    assert.equal(restored.at(-2)?.id, compaction.parentId, 'the branch does not fork at the compaction’s parent');
+    assert.equal(restored.at(-1)?.type, 'label');
     assert.ok(session.log.tree.get(compaction.id), 'the compacted branch was dropped');
     assert.equal(compactionOnPath(session.log.path()), undefined);
 
     const { reply: shown } = await sendChat('@agent continue', endpoint.model);
-    assert.match(shown.text, /Restored the branch from before the compaction/);
+    assert.match(shown.text, /Restored the full history from before that compaction/);
     const next = messagesOf(agentRequests(endpoint.server).at(-1));
     const text = requestText(agentRequests(endpoint.server).at(-1));
     assert.ok(!text.includes(SUMMARY_PREFIX), 'the restored context still carries the summary');

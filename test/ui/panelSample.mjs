@@ -53,7 +53,7 @@ export function sampleState() {
     },
     history: {
       compactions: [
-        { id: 'c1', when: new Date(Date.now() - 3 * 3600000).toISOString(), tokensBefore: 98000, tokensAfter: 31000, firstLine: '## Goal: import pi sessions', edited: true, auto: true },
+        { id: 'c1', when: new Date(Date.now() - 3 * 3600000).toISOString(), tokensBefore: 98000, tokensAfter: 31000, turns: 14, firstRequest: 'import pi sessions into the session store', edited: true, auto: true },
       ],
       pins: [{ entryId: 'e4', title: 'Now add compaction', tokens: 30 }],
       pinnable: [{ entryId: 'e5', title: 'Use the exact tokenizer for gpt-4.1', tokens: 22 }],
@@ -81,7 +81,7 @@ export function hostileState(payloads, index) {
     kept: [entry('k', 'assistant', one, 5, one, true)],
   };
   state.history = {
-    compactions: [{ id: 'c', when: 'not a date', tokensBefore: 1, tokensAfter: 1, firstLine: one, edited: false, auto: false }],
+    compactions: [{ id: 'c', when: 'not a date', tokensBefore: 1, tokensAfter: 1, turns: 1, firstRequest: one, edited: false, auto: false }],
     pins: [{ entryId: 'p', title: one, tokens: 1 }],
     pinnable: [{ entryId: 'q', title: one, tokens: 1 }],
   };

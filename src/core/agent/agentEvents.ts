@@ -25,7 +25,7 @@ export type AgentEvent =
   /** A person must look at this proposal; the loop waits for the injected review callback. */
   | { type: 'compactionReview'; proposal: CompactionProposal }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
-  | { type: 'error'; error?: ModelError; message: string }
+  | { type: 'error'; error?: ModelError; message: string; /** The choices to offer: a restored branch is over budget. */ restoredOverBudget?: boolean }
   | { type: 'done'; reason: DoneReason; steps: number };
 
 /** The reviewer's answer to a compaction proposal. */

@@ -3,6 +3,7 @@ import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { decideBeforeCall, type BeforeCallDecision } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
+import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
 import type { ModelError } from '../llm/modelStream';
 import type { PruneEntry } from '../session/entries';
@@ -55,6 +56,16 @@ function loopProblem(progress: RequestProgress): string | null {
 /** How an automatic compaction ended: applied, or why not (the caller decides whether the call may still go out). */
 export type CompactOutcome = 'compacted' | 'skipped' | 'failed';
 
+function restoredOverBudget(measured: MeasuredContext): AgentEvent {
+  const used = measured.budget.used.toLocaleString('en-US');
+  const usable = measured.budget.usable.toLocaleString('en-US');
+  return {
+    type: 'error',
+    restoredOverBudget: true,
+    message: `This branch was restored from before a compaction and holds ${used} of ${usable} usable tokens, more than fits. Nothing was compacted without asking. Choose: prune old tool outputs, pin what matters and /compact with instructions, switch to a model with a larger window, or /compact to keep going with a fresh summary.`,
+  };
+}
+
 function errorEvent(message: string, error?: ModelError): AgentEvent {
   return error ? { type: 'error', error, message } : { type: 'error', message };
 }
@@ -81,6 +92,11 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
 export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number): AsyncGenerator<AgentEvent, CompactOutcome> {
   if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return 'skipped';
   if (!hasNewContentSinceCompaction(state.log.path())) return 'skipped';
+  // The person undid a compaction: compacting again without asking would undo their undo.
+  if (awaitingCompactionConsent(state.log.path())) {
+    yield restoredOverBudget(measureContext(state.log.path(), state.deps));
+    return 'failed';
+  }
   // A model that re-reads what the last summary replaced would compact again and again until the step limit.
   const loop = loopProblem(state.request);
   if (loop) {

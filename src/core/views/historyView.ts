@@ -1,5 +1,6 @@
 // The panel's history: compactions on the current branch, pinned messages, and recent messages one can pin.
 import { pinnedEntryIds } from '../context/contextMarkers';
+import { compactionCoverage } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -57,7 +58,7 @@ export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCount
               when: entry.timestamp,
               tokensBefore: entry.tokensBefore,
               tokensAfter: entry.tokensAfter,
-              firstLine: oneLine(entry.summary.split('\n').find((line) => line.trim() !== '') ?? ''),
+              ...compactionCoverage(path, entry),
               edited: entry.edited,
               auto: entry.auto,
             },

@@ -10,10 +10,11 @@ export const restoreBranch = {
   name: 'Restore Pre-Compaction Branch (palette quick pick) restores the full context',
   async run({ page, shot, endpoint }) {
     await runCommand(page, TEXT.restoreCommand);
-    const row = page.locator(SELECTORS.quickInputRow, { hasText: 'Summary of the conversation' }).first();
+    const row = page.locator(SELECTORS.quickInputRow, { hasText: 'tokens, ' }).first();
     await row.waitFor({ timeout: 15_000 });
     const rowText = (await row.innerText()).replace(/\s+/g, ' ');
-    if (!/→/.test(rowText) || !/edited/.test(rowText)) throw new Error(`the quick pick row lacks the token change or the edited mark: "${rowText}"`);
+    // A row says what the compaction covered (turns, first request), not the summary's first heading.
+    if (!/→/.test(rowText) || !/edited/.test(rowText) || !/turns? from “/.test(rowText)) throw new Error(`the quick pick row lacks what it covered, the token change or the edited mark: "${rowText}"`);
     await page.waitForTimeout(400); // the quick pick fades in
     await shot('09-restore-pick');
     await row.click();
@@ -21,7 +22,7 @@ export const restoreBranch = {
 
     await clearRecordedRequests(endpoint);
     const after = await sendChat(page, `${TEXT.participant} continue on the restored branch`, { until: /Done with request/ });
-    if (!/Restored the branch/.test(after.text)) throw new Error(`the reply does not note the restore: "${after.text.slice(0, 200)}"`);
+    if (!/Restored the full history/.test(after.text)) throw new Error(`the reply does not note the restore: "${after.text.slice(0, 200)}"`);
     const turns = agentTurnRequests(await recordedRequests(endpoint));
     if (turns.length === 0) throw new Error('the scripted endpoint recorded no request after the restore');
     const sent = messagesText(turns[0]);

@@ -1,0 +1,85 @@
+// Restore Pre-Compaction Branch as an undo: the history before a compaction plus copies of every turn made after it.
+import type { SessionEntry } from '../session/entries';
+import type { NewEntry } from '../session/newEntry';
+import type { SessionLog } from '../session/sessionLog';
+
+/** The label a restored branch ends with; until a compaction follows it, nothing is compacted without asking. */
+export const RESTORE_LABEL = 'restored-before-compaction';
+
+export type UndoLog = Pick<SessionLog, 'append' | 'moveLeaf' | 'path' | 'tree'>;
+
+export interface UndoResult {
+  /** Entries made after the compaction, appended again (as copies pointing to their originals). */
+  copied: number;
+  /** Later compactions skipped because they built on the one undone: their content is back verbatim. */
+  skippedCompactions: number;
+}
+
+/**
+ * Forks a new branch at the compaction's parent and appends, in order, a copy of everything the branch held
+ * after the compaction (messages, pins, prunes, labels, model changes), ids remapped, each with `copyOf`.
+ * Later compactions on the branch are dropped: undoing an earlier one undoes what was built on it. The
+ * compacted branch stays in the tree. A compaction not on the current branch is restored without copies.
+ */
+export async function undoCompaction(log: UndoLog, compactionId: string): Promise<UndoResult> {
+  const compaction = log.tree.get(compactionId);
+  if (compaction?.type !== 'compaction') throw new Error(`${compactionId} is not a compaction entry`);
+  // The node it hangs from, which is not its parentId when that line was damaged and it was reattached.
+  const parent = log.tree.parentOfNode(compactionId);
+  if (!parent) throw new Error(`compaction ${compactionId} has no earlier state`);
+  const path = log.path();
+  const at = path.findIndex((entry) => entry.id === compactionId);
+  const later = at < 0 ? [] : path.slice(at + 1);
+  await log.moveLeaf(parent.id, 'restore');
+  const copies = new Map<string, string>();
+  const mapped = (id: string): string => copies.get(id) ?? id;
+  let copied = 0;
+  let skippedCompactions = 0;
+  for (const entry of later) {
+    if (entry.type === 'compaction') {
+      skippedCompactions++;
+      continue;
+    }
+    const fields = copyFields(entry, mapped);
+    if (!fields) continue;
+    const copy = await log.append(fields);
+    copies.set(entry.id, copy.id);
+    copied++;
+  }
+  await log.append({ type: 'label', targetId: compactionId, label: RESTORE_LABEL });
+  return { copied, skippedCompactions };
+}
+
+/** The entry's own fields for a copy, references remapped to earlier copies; undefined for what is not copied. */
+function copyFields(entry: SessionEntry, mapped: (id: string) => string): NewEntry | undefined {
+  const copyOf = entry.copyOf ?? entry.id;
+  const { id: _id, parentId: _parentId, timestamp: _timestamp, ...fields } = entry;
+  switch (fields.type) {
+    case 'user':
+    case 'assistant':
+    case 'toolResult':
+    case 'modelChange':
+    case 'settingsChange':
+      return { ...fields, copyOf };
+    case 'prune':
+      return { ...fields, toolResultIds: fields.toolResultIds.map(mapped), copyOf };
+    case 'label':
+      // An earlier restore's marker is not history: the new branch gets its own at the end.
+      if (fields.label === RESTORE_LABEL) return undefined;
+      return { ...fields, targetId: mapped(fields.targetId), copyOf };
+    case 'pin':
+      return { ...fields, targetId: mapped(fields.targetId), copyOf };
+    default:
+      return undefined;
+  }
+}
+
+/** True when the branch was restored before a compaction and nothing has been compacted on it since. */
+export function awaitingCompactionConsent(path: readonly SessionEntry[]): boolean {
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (entry?.type === 'compaction') return false;
+    if (entry?.type === 'label' && entry.label === RESTORE_LABEL) return true;
+  }
+  return false;
+}
