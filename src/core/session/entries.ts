@@ -47,6 +47,8 @@ interface EntryBase {
   /** Parent in the session tree; null only for the root entry. */
   parentId: string | null;
   timestamp: string;
+  /** Set on entries a restore appended again: the entry this one copies (see compactionUndo.ts). */
+  copyOf?: string;
 }
 
 export interface UserEntry extends EntryBase {

@@ -59,6 +59,7 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
   if (typeof type !== 'string' || !(type in FIELDS)) return { error: `unknown entry type ${JSON.stringify(type)}` };
   if (!isString(value.id) || value.id === '') return { error: 'missing id' };
   if (!(value.parentId === null || isString(value.parentId))) return { error: 'parentId must be a string or null' };
+  if (value.copyOf !== undefined && typeof value.copyOf !== 'string') return { error: 'copyOf must be a string' };
   if (!isString(value.timestamp)) return { error: 'missing timestamp' };
   for (const [field, check] of Object.entries(FIELDS[type as SessionEntry['type']])) {
     if (!check(value[field])) return { error: `${type} entry has an invalid "${field}"` };
