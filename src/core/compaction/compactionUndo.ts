@@ -24,11 +24,11 @@ export interface UndoResult {
 export async function undoCompaction(log: UndoLog, compactionId: string): Promise<UndoResult> {
   const compaction = log.tree.get(compactionId);
   if (compaction?.type !== 'compaction') throw new Error(`${compactionId} is not a compaction entry`);
-  // The node it hangs from, which is not its parentId when that line was damaged and it was reattached.
-  const parent = log.tree.parentOfNode(compactionId);
-  if (!parent) throw new Error(`compaction ${compactionId} has no earlier state`);
   const path = log.path();
   const at = path.findIndex((entry) => entry.id === compactionId);
+  // On the path, the node it hangs from is the entry before it (not its parentId when a damaged line was reattached).
+  const parent = at > 0 ? path[at - 1] : compaction.parentId ? log.tree.get(compaction.parentId) : undefined;
+  if (!parent) throw new Error(`compaction ${compactionId} has no earlier state`);
   const later = at < 0 ? [] : path.slice(at + 1);
   await log.moveLeaf(parent.id, 'restore');
   const copies = new Map<string, string>();
