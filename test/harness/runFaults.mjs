@@ -27,6 +27,13 @@ const FAMILIES = [
     limitSeconds: 90,
   },
   {
+    name: 'hostile logs',
+    script: 'hostileLogs',
+    children: [],
+    needs: ['src/core/session/sessionLog.ts', 'src/core/import/piImport.ts'],
+    limitSeconds: 180,
+  },
+  {
     name: 'disk-full',
     script: 'diskFull',
     children: [],

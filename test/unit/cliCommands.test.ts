@@ -40,14 +40,15 @@ describe('cli', () => {
     const { code, out } = await run('inspect', session, '--json');
     expect(code).toBe(0);
     const report = JSON.parse(out) as Record<string, unknown>;
-    expect(report).toMatchObject({ entries: 1002, messages: { user: 58, assistant: 484, tool: 448 }, quarantined: 0 });
+    // The fixture's 3 shell commands the user ran are imported as a call and its result each.
+    expect(report).toMatchObject({ entries: 1005, messages: { user: 55, assistant: 487, tool: 451 }, quarantined: 0 });
     expect(report.compactions).toEqual([
       expect.objectContaining({ tokensBefore: 175004, tokensAfter: 0, firstKeptEntryId: expect.any(String) as string }),
       expect.objectContaining({ tokensBefore: 185014, tokensAfter: 0 }),
     ]);
     expect(typeof report.leafId).toBe('string');
     const text = await run('inspect', session);
-    expect(text.out).toContain('entries: 1002');
+    expect(text.out).toContain('entries: 1005');
   });
 
   it('context --json prints valid messages and the injected token count; --leaf and --system work', async () => {
@@ -74,9 +75,10 @@ describe('cli', () => {
     const { code, out } = await run('verify', copy, '--json');
     expect(code).toBe(0);
     const report = JSON.parse(out) as Record<string, unknown>;
-    expect(report).toMatchObject({ ok: false, validEntries: 1003, tornTail: { line: 1006 }, corruptLines: [{ line: 1004, reason: 'not valid JSON' }], danglingParents: [{ id: 'x', parentId: 'missing' }] });
-    expect((report.missingBlobs as unknown[]).length).toBe(10);
-    expect((await run('verify', session)).out).toMatch(/^OK: 1002 valid entries/);
+    expect(report).toMatchObject({ ok: false, validEntries: 1006, tornTail: { line: 1009 }, corruptLines: [{ line: 1007, reason: 'not valid JSON' }], danglingParents: [{ id: 'x', parentId: 'missing' }] });
+    // 10 capped tool outputs and the 51 KB output of the user's `find .`.
+    expect((report.missingBlobs as unknown[]).length).toBe(11);
+    expect((await run('verify', session)).out).toMatch(/^OK: 1005 valid entries/);
   });
 
   it('gives one-line errors and non-zero exits for bad input', async () => {
@@ -105,7 +107,7 @@ describe('cli', () => {
     buildSync({ entryPoints: ['src/core/cli/main.ts'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, logLevel: 'error' });
     const ok = spawnSync(process.execPath, [bundle, 'inspect', session, '--json'], { encoding: 'utf8' });
     expect(ok.status).toBe(0);
-    expect((JSON.parse(ok.stdout) as { entries: number }).entries).toBe(1002);
+    expect((JSON.parse(ok.stdout) as { entries: number }).entries).toBe(1005);
     const bad = spawnSync(process.execPath, [bundle, 'inspect', nodePath.join(dir, 'missing.jsonl')], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);

@@ -5,6 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { quarantinePath } from '../../src/core/session/quarantine';
 import { buildContext } from '../../src/core/context/contextBuilder';
+import { isMessageEntry } from '../../src/core/session/entries';
+import { importPiFile } from '../../src/core/import/piImport';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
+import { validateChatMessages } from '../support/validateChatMessages';
 import { FaultyFileIo, tempDir } from '../support/sessionTempDir';
 
 let dir: string;
@@ -166,5 +170,121 @@ describe('SessionLog', () => {
     const { log: again, warnings } = await SessionLog.open(file, { readOnly: true });
     expect(warnings).toEqual([]);
     expect(again.path().map((entry) => entry.type === 'user' && entry.text)).toEqual(['legacy', 'new']);
+  });
+});
+
+describe('hostile lines', () => {
+  /** Rewrites line `index` (0 = header) of the session file with `change`. */
+  function editLine(index: number, change: (line: Record<string, unknown>) => Record<string, unknown>): void {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[index] = JSON.stringify(change(JSON.parse(lines[index] ?? '') as Record<string, unknown>));
+    writeFileSync(file, lines.join('\n'));
+  }
+
+  it('self-parent-entry-is-quarantined', async () => {
+    const ids = await seed(4);
+    editLine(2, (line) => ({ ...line, parentId: line.id }));
+    const selfLine = readFileSync(file, 'utf8').split('\n')[2];
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`line 3 is corrupt (entry ${ids[1]} names itself as its parent) and was set aside`);
+    expect(warnings[0]).toContain(`entry ${ids[2]} (line 4) now hangs from entry ${ids[0]}`);
+    expect(log.path().map((entry) => entry.id)).toEqual([ids[0], ids[2], ids[3]]);
+    const next = await log.append({ type: 'user', text: 'after' });
+    await log.close();
+    expect((JSON.parse(readFileSync(quarantinePath(file), 'utf8').trim()) as { text: string }).text).toBe(`${selfLine}\n`);
+    const { log: again, warnings: quiet } = await SessionLog.open(file, { readOnly: true });
+    expect(quiet).toEqual([]);
+    expect(again.path().map((entry) => entry.id)).toEqual([ids[0], ids[2], ids[3], next.id]);
+  });
+
+  it('parent-cycle-never-loops: a ring of parents in the file is set aside with a warning, the rest loads', async () => {
+    const ids = await seed(7);
+    // a→b→a (line 3 names the later line 4), and x→y→z→x (line 5 names the later line 7).
+    editLine(2, (line) => ({ ...line, parentId: ids[2] }));
+    editLine(4, (line) => ({ ...line, parentId: ids[5] }));
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain(`line 3 is corrupt (entry ${ids[1]} has a parent later in the file, closing a loop of parents`);
+    expect(warnings[1]).toContain(`line 5 is corrupt (entry ${ids[3]} has a parent later in the file`);
+    expect(log.path().map((entry) => entry.id)).toEqual([ids[0], ids[2], ids[4], ids[5], ids[6]]);
+    for (const entry of log.tree.entries) expect(log.tree.pathTo(entry.id).length).toBeLessThanOrEqual(log.tree.entries.length);
+    await log.close();
+    const { warnings: quiet } = await SessionLog.open(file, { readOnly: true });
+    expect(quiet).toEqual([]);
+  });
+
+  it('accepts a UTF-8 byte-order mark at the start of the file and leaves it there', async () => {
+    const ids = await seed(2);
+    const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(file)]);
+    writeFileSync(file, marked);
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toEqual([]);
+    expect(log.header.id).toBe('s1');
+    expect(log.path().map((entry) => entry.id)).toEqual(ids);
+    const next = await log.append({ type: 'user', text: 'after the mark' });
+    await log.close();
+    expect(readFileSync(file).subarray(0, marked.length).equals(marked)).toBe(true);
+    const { log: again } = await SessionLog.open(file, { readOnly: true });
+    expect(again.path().map((entry) => entry.id)).toEqual([...ids, next.id]);
+  });
+
+  it('unknown-entry-type-survives-writable-open', async () => {
+    const log = await SessionLog.create(file, { id: 's1' });
+    const u1 = await log.append({ type: 'user', text: 'u1' });
+    const a1 = await log.append({ type: 'assistant', text: 'a1', toolCalls: [] });
+    await log.close();
+    // A newer version wrote a kind this one does not know, then went on below it; a damaged line follows.
+    const future = JSON.stringify({ type: 'branchSummary', id: 'f1', parentId: a1.id, timestamp: 't', summary: 'elsewhere', extra: { nested: [1, null] } });
+    const below = JSON.stringify({ type: 'user', id: 'u2', parentId: 'f1', timestamp: 't', text: 'u2' });
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${future}\n{"type":"user","id":"bro\n${below}\n`);
+    const { log: opened, warnings } = await SessionLog.open(file);
+    expect(warnings).toEqual([expect.stringContaining('line 5 is corrupt')]);
+    expect(opened.path().map((entry) => [entry.id, entry.type])).toEqual([[u1.id, 'user'], [a1.id, 'assistant'], ['f1', 'opaque'], ['u2', 'user']]);
+    const a2 = await opened.append({ type: 'assistant', text: 'a2', toolCalls: [] });
+    expect(a2.parentId).toBe('u2');
+    const built = buildContext(opened.path(), { systemPrompt: 's' });
+    expect(built.messages.map((message) => message.content)).toEqual(['s', 'u1', 'a1', 'u2', 'a2']);
+    await opened.close();
+    // Kept byte for byte, in place, through the repair that rewrote the file without the damaged line.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines[3]).toBe(future);
+    expect(lines[4]).toBe(below);
+    const { log: again, warnings: quiet } = await SessionLog.open(file);
+    expect(quiet).toEqual([]);
+    expect(again.path().map((entry) => entry.id)).toEqual([u1.id, a1.id, 'f1', 'u2', a2.id]);
+    await again.close();
+  });
+});
+
+describe('damaged-middle-line-keeps-history', () => {
+  it('keeps ≥ 99 % of a real session on the path when one middle line is damaged, and says so once', async () => {
+    await importPiFile(nodePath.join(PI_FIXTURES_DIR, 'before-compaction.jsonl'), file);
+    const { log: before } = await SessionLog.open(file, { readOnly: true });
+    const original = before.path();
+    const originalMessages = original.filter(isMessageEntry).length;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const middle = Math.floor(lines.length / 2);
+    const damaged = lines[middle] ?? '';
+    lines[middle] = damaged.slice(0, Math.floor(damaged.length / 2));
+    writeFileSync(file, lines.join('\n'));
+
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(new RegExp(`line ${middle + 1} is corrupt .*now hangs from entry ${original[middle - 2]?.id}`));
+    const path = log.path();
+    expect(path.length).toBeGreaterThanOrEqual(Math.ceil(original.length * 0.99));
+    expect(path.length).toBe(original.length - 1);
+    expect(path.filter(isMessageEntry).length).toBeGreaterThanOrEqual(Math.ceil(originalMessages * 0.99));
+    expect(path[0]?.id).toBe(original[0]?.id);
+    expect(validateChatMessages(buildContext(path).messages)).toEqual([]);
+    await log.close();
+
+    // Told once: the line is in quarantine now, later opens reattach silently and keep the same history.
+    expect(readFileSync(quarantinePath(file), 'utf8')).toContain('"line":' + String(middle + 1));
+    const { log: again, warnings: quiet } = await SessionLog.open(file);
+    expect(quiet).toEqual([]);
+    expect(again.path().map((entry) => entry.id)).toEqual(path.map((entry) => entry.id));
+    await again.close();
   });
 });

@@ -1,4 +1,4 @@
-// SessionTree.pathTo reuses the previously computed path: it must equal a plain parent walk after any mix of appends, branch switches and bad parents.
+// SessionTree.pathTo reuses the previously computed path: it must equal a plain parent walk after any mix of appends, branch switches and bad parents, and no parent links can make it loop.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SessionEntry } from '../../src/core/session/entries';
@@ -12,22 +12,33 @@ function leafMove(id: string, targetId: string): SessionEntry {
   return { type: 'leaf', id, parentId: null, timestamp: '2025-01-01T00:00:00.000Z', targetId, reason: 'switch' };
 }
 
-/** The reference: parent links followed one by one, from scratch, over the entries in file order. */
+/**
+ * The reference, from scratch over the entries in file order: a node hangs from its parentId's entry when that
+ * is an earlier node, else from the leaf current when it was added (itself, a later entry, a leaf move or a
+ * missing id all count as missing); then parent links are followed one by one.
+ */
 function walkedPath(entries: readonly SessionEntry[], leafId: string | null): string[] {
   const byId = new Map<string, SessionEntry>();
-  for (const entry of entries) byId.set(entry.id, entry);
+  const parentOf = new Map<SessionEntry, SessionEntry | null>();
+  let current: SessionEntry | null = null;
+  for (const entry of entries) {
+    if (entry.type === 'leaf') {
+      const target = byId.get(entry.targetId);
+      if (target && target.type !== 'leaf') current = target;
+      byId.set(entry.id, entry);
+      continue;
+    }
+    const named = entry.parentId === null ? null : byId.get(entry.parentId);
+    parentOf.set(entry, named === undefined || named?.type === 'leaf' ? current : named);
+    byId.set(entry.id, entry);
+    current = entry;
+  }
   let entry = leafId === null ? undefined : byId.get(leafId);
   if (entry?.type === 'leaf') entry = byId.get(entry.targetId);
   const ids: string[] = [];
-  const seen = new Set<string>();
-  while (entry && entry.type !== 'leaf' && !seen.has(entry.id)) {
-    seen.add(entry.id);
+  while (entry && entry.type !== 'leaf') {
     ids.push(entry.id);
-    const index = entries.indexOf(entry);
-    const parent = entry.parentId === null ? undefined : byId.get(entry.parentId);
-    // A parent that came later in the file (or is a leaf move) makes the entry a root.
-    if (!parent || entries.indexOf(parent) > index || parent.type === 'leaf') break;
-    entry = parent;
+    entry = parentOf.get(entry) ?? undefined;
   }
   return ids.reverse();
 }
@@ -67,18 +78,52 @@ describe('SessionTree.pathTo', () => {
     expect(ids(tree.pathTo('c'))).toEqual(['a', 'b', 'c']);
   });
 
-  it('treats dangling entries as roots and answers [] for unknown ids and null', () => {
+  it('hangs an entry with a missing parent from the entry before it on its branch, and answers [] for unknown ids and null', () => {
     const tree = new SessionTree([user('a', null), user('b', 'a'), user('orphan', 'missing'), user('child', 'orphan')]);
     expect(ids(tree.pathTo('b'))).toEqual(['a', 'b']);
-    expect(ids(tree.pathTo('child'))).toEqual(['orphan', 'child']);
+    expect(ids(tree.pathTo('child'))).toEqual(['a', 'b', 'orphan', 'child']);
+    expect(tree.reattachments().map((item) => [item.entry.id, item.parent?.id])).toEqual([['orphan', 'b']]);
+    expect(tree.danglingEntries().map((entry) => entry.id)).toEqual(['orphan']);
     expect(tree.pathTo('nope')).toEqual([]);
     expect(tree.pathTo(null)).toEqual([]);
-    expect(ids(tree.pathTo('b'))).toEqual(['a', 'b']);
+    // After a leaf move the entry before it on its branch is the moved-to leaf, not the last line.
+    tree.add(leafMove('l1', 'a'));
+    tree.add(user('lost-parent', 'gone'));
+    expect(ids(tree.pathTo('lost-parent'))).toEqual(['a', 'lost-parent']);
+    expect(tree.children('a').map((entry) => entry.id)).toEqual(['b', 'lost-parent']);
+  });
+
+  it('parent-cycle-never-loops: self-parents, a→b→a, rings through later entries and reused ids all end', () => {
+    const entries = [
+      user('r', null),
+      user('self', 'self'),
+      user('a', 'b'),
+      user('b', 'a'),
+      user('x', 'z'),
+      user('y', 'x'),
+      user('z', 'y'),
+      // A reused id re-pointing "a" below "z" would close a→…→a through lookups by id.
+      user('a', 'z'),
+      leafMove('loop', 'loop'),
+    ];
+    const tree = new SessionTree(entries);
+    for (const id of ['r', 'self', 'a', 'b', 'x', 'y', 'z', 'loop']) {
+      const path = tree.pathTo(id);
+      expect(path.length).toBeLessThanOrEqual(entries.length);
+      expect(new Set(path).size).toBe(path.length);
+      expect(ids(path)).toEqual(walkedPath(entries, id));
+    }
+    expect(ids(tree.pathTo('self'))).toEqual(['r', 'self']);
+    expect(ids(tree.pathTo('b'))).toEqual(['r', 'self', 'a', 'b']);
+    expect(tree.parentOfNode('self')?.id).toBe('r');
+    expect(tree.leaves().length).toBeGreaterThan(0);
+    expect(tree.leafId).toBe('a');
   });
 
   it('equals a plain parent walk after any sequence of appends, forks, leaf moves and lookups', () => {
-    type Step = { kind: 'append' | 'fork' | 'dangling' | 'leaf' | 'look'; pick: number };
-    const step: fc.Arbitrary<Step> = fc.record({ kind: fc.constantFrom('append', 'append', 'fork', 'dangling', 'leaf', 'look'), pick: fc.nat() });
+    type Step = { kind: 'append' | 'fork' | 'dangling' | 'self' | 'later' | 'leaf' | 'look'; pick: number };
+    const kinds = fc.constantFrom<Step['kind']>('append', 'append', 'fork', 'dangling', 'self', 'later', 'leaf', 'look');
+    const step: fc.Arbitrary<Step> = fc.record({ kind: kinds, pick: fc.nat() });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         const entries: SessionEntry[] = [user('n0', null)];
@@ -90,6 +135,8 @@ describe('SessionTree.pathTo', () => {
           if (current.kind === 'append') added = user(`n${n + 1}`, tree.leafId);
           else if (current.kind === 'fork') added = user(`n${n + 1}`, target);
           else if (current.kind === 'dangling') added = user(`n${n + 1}`, `missing${n}`);
+          else if (current.kind === 'self') added = user(`n${n + 1}`, `n${n + 1}`);
+          else if (current.kind === 'later') added = user(`n${n + 1}`, `n${n + 2}`);
           else if (current.kind === 'leaf') added = leafMove(`l${n + 1}`, target);
           if (added) {
             entries.push(added);

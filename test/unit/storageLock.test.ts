@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath, SessionLog } from '../../src/core/session/sessionLog';
-import { SessionLock, SessionLockedError } from '../../src/core/storage/sessionLock';
+import { SessionLock, SessionLockedError, SessionLockLostError } from '../../src/core/storage/sessionLock';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { tempDir } from '../support/sessionTempDir';
 
@@ -69,5 +69,59 @@ describe('session lock', () => {
     writeFileSync(path, '{"pi');
     const lock = await SessionLock.acquire(path, 'y', nodeFileIo, { heartbeatMs: 0 });
     await lock.release();
+  });
+
+  it('lock-lost-while-asleep: a writer whose stale lock was taken over becomes read-only instead of writing', async () => {
+    let now = 1_000_000;
+    const lock = { now: () => now, staleAfterMs: 60_000, heartbeatMs: 0 };
+    const first = await SessionLog.create(file, { id: 'abc' }, { lock });
+    await first.append({ type: 'user', text: 'before the sleep' });
+    // The laptop sleeps: no heartbeat for longer than the stale limit, and another window takes the session over.
+    now += 61_000;
+    const { log: second } = await SessionLog.open(file, { lock });
+    const theirs = await second.append({ type: 'user', text: 'written by the other window' });
+    now += 1_000;
+    const error: unknown = await first.append({ type: 'user', text: 'must not land' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SessionLockLostError);
+    expect((error as Error).message).toMatch(/session abc was taken over by another window \(pid \d+\) while this one was inactive; it is read-only here now/);
+    expect(first.readOnly).toBe(true);
+    expect(first.readOnlyReason).toBe((error as Error).message);
+    await expect(first.moveLeaf(theirs.id)).rejects.toBeInstanceOf(SessionLockLostError);
+    await first.close();
+    // The other window's lock and lines are untouched; nothing of the old writer reached the file.
+    expect(readFileSync(file, 'utf8')).not.toContain('must not land');
+    expect(existsSync(lockPath(file))).toBe(true);
+    const next = await second.append({ type: 'assistant', text: 'still mine', toolCalls: [] });
+    expect(next.parentId).toBe(theirs.id);
+    await second.close();
+  });
+
+  it('a writer that slept but was not taken over renews its lock before it writes', async () => {
+    let now = 1_000_000;
+    const lock = { now: () => now, staleAfterMs: 60_000, heartbeatMs: 0 };
+    const log = await SessionLog.create(file, { id: 'abc' }, { lock });
+    now += 3_600_000;
+    await log.append({ type: 'user', text: 'awake again' });
+    expect((JSON.parse(readFileSync(lockPath(file), 'utf8')) as { time: number }).time).toBe(now);
+    expect(log.readOnly).toBe(false);
+    await expect(SessionLog.open(file, { lock })).rejects.toBeInstanceOf(SessionLockedError);
+    await log.close();
+  });
+
+  it('the heartbeat notices a takeover and stops renewing a lock that is not its own', async () => {
+    const path = nodePath.join(dir, 'z.lock');
+    let now = 1_000_000;
+    const options = { now: () => now, staleAfterMs: 60_000, heartbeatMs: 0 };
+    const mine = await SessionLock.acquire(path, 'z', nodeFileIo, options);
+    now += 61_000;
+    const theirs = await SessionLock.acquire(path, 'z', nodeFileIo, options);
+    const before = readFileSync(path, 'utf8');
+    await mine.refresh();
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(mine.lost).toBeInstanceOf(SessionLockLostError);
+    await expect(mine.ensureHeld()).rejects.toBeInstanceOf(SessionLockLostError);
+    await mine.release();
+    expect(existsSync(path)).toBe(true);
+    await theirs.release();
   });
 });

@@ -74,3 +74,11 @@ export function piBashExecution(message: Json): string {
   if (message.truncated === true) notes.push('output truncated');
   return [`[Shell command run by the user, not by the assistant]`, `$ ${str(message.command) ?? ''}`, str(message.output) ?? '', `[${notes.join(', ')}]`].join('\n');
 }
+
+/** Text of the messages pi adds to the context itself (extension messages, branch summaries), sent as automatic user messages. */
+export function piInjectedText(message: Json, counts: PartCounts): string | undefined {
+  if (message.role === 'custom' || message.role === 'hookMessage') return joinText(message.content, counts);
+  if (message.role === 'branchSummary') return `[Summary of a branch explored earlier in this session]\n${str(message.summary) ?? ''}`;
+  if (message.role === 'compactionSummary') return `[Summary of the earlier conversation]\n${str(message.summary) ?? ''}`;
+  return undefined;
+}

@@ -150,6 +150,16 @@ export interface LeafEntry extends EntryBase {
   reason: 'restore' | 'switch';
 }
 
+/**
+ * A line of a type this version does not know (a newer version wrote it): kept in place and in the tree, so
+ * entries below it keep their parent, but never sent to the model and never written by this version.
+ */
+export interface OpaqueEntry extends EntryBase {
+  type: 'opaque';
+  /** The line's JSON value exactly as read (its own `type` included); a rewrite of the log writes it back as is. */
+  line: Record<string, unknown>;
+}
+
 export type MessageEntry = UserEntry | AssistantEntry | ToolResultEntry;
 
 export type SessionEntry =
@@ -162,7 +172,8 @@ export type SessionEntry =
   | ModelChangeEntry
   | SettingsChangeEntry
   | LabelEntry
-  | LeafEntry;
+  | LeafEntry
+  | OpaqueEntry;
 
 export type EntryType = SessionEntry['type'];
 

@@ -1,10 +1,10 @@
 // Validation of parsed log lines: every entry kind's required fields, so a loaded tree is well-typed.
-import type { SessionEntry, SessionHeader } from './entries';
+import type { OpaqueEntry, SessionEntry, SessionHeader } from './entries';
 
 type Json = Record<string, unknown>;
 type Check = (value: unknown) => boolean;
 
-const isString: Check = (value) => typeof value === 'string';
+const isString = (value: unknown): value is string => typeof value === 'string';
 const isNumber: Check = (value) => typeof value === 'number' && Number.isFinite(value);
 const isBoolean: Check = (value) => typeof value === 'boolean';
 const isStringArray: Check = (value) => Array.isArray(value) && value.every(isString);
@@ -22,7 +22,10 @@ const isOneOf =
   (value) =>
     typeof value === 'string' && values.includes(value);
 
-const FIELDS: Record<SessionEntry['type'], Record<string, Check>> = {
+/** The kinds this version writes; any other `type` is kept as an opaque entry. */
+type KnownType = Exclude<SessionEntry['type'], 'opaque'>;
+
+const FIELDS: Record<KnownType, Record<string, Check>> = {
   user: { text: isString, synthetic: optional(isBoolean), images: optional(Array.isArray) },
   assistant: {
     text: isString,
@@ -52,19 +55,32 @@ const FIELDS: Record<SessionEntry['type'], Record<string, Check>> = {
   leaf: { targetId: isString, reason: isOneOf('restore', 'switch') },
 };
 
-/** Returns the entry when the value is a well-formed entry of a known kind, else a reason it is not. */
+/**
+ * Returns the entry when the value is a well-formed entry of a known kind, or an opaque entry when its kind is
+ * one this version does not know but it has the envelope every entry has (id, parentId); else a reason.
+ */
 export function validateEntry(value: unknown): { entry: SessionEntry } | { error: string } {
   if (!isObject(value)) return { error: 'not a JSON object' };
   const type = value.type;
-  if (typeof type !== 'string' || !(type in FIELDS)) return { error: `unknown entry type ${JSON.stringify(type)}` };
-  if (!isString(value.id) || value.id === '') return { error: 'missing id' };
+  if (typeof type !== 'string') return { error: 'entry without a type' };
+  if (!isString(value.id) || value.id === '') return { error: isKnown(type) ? 'missing id' : `unknown entry type ${JSON.stringify(type)} without an id` };
   if (!(value.parentId === null || isString(value.parentId))) return { error: 'parentId must be a string or null' };
-  if (value.copyOf !== undefined && typeof value.copyOf !== 'string') return { error: 'copyOf must be a string' };
+  if (value.copyOf !== undefined && !isString(value.copyOf)) return { error: 'copyOf must be a string' };
+  if (!isKnown(type)) return { entry: opaqueEntry(value, value.id, value.parentId) };
   if (!isString(value.timestamp)) return { error: 'missing timestamp' };
-  for (const [field, check] of Object.entries(FIELDS[type as SessionEntry['type']])) {
+  for (const [field, check] of Object.entries(FIELDS[type])) {
     if (!check(value[field])) return { error: `${type} entry has an invalid "${field}"` };
   }
   return { entry: value as unknown as SessionEntry };
+}
+
+/** Own keys only: "toString" or "__proto__" must not pass as a kind. */
+function isKnown(type: string): type is KnownType {
+  return Object.hasOwn(FIELDS, type);
+}
+
+function opaqueEntry(line: Json, id: string, parentId: string | null): OpaqueEntry {
+  return { type: 'opaque', id, parentId, timestamp: isString(line.timestamp) ? line.timestamp : '', line };
 }
 
 /** Returns the header when the value is a session header line (any version), else a reason. */

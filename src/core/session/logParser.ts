@@ -2,6 +2,7 @@
 import { SCHEMA_VERSION, type SessionEntry, type SessionHeader } from './entries';
 import { validateEntry, validateHeader } from './entryValidation';
 import { checkVersion, migrateLine, MIGRATIONS, type JsonRecord, type Migration } from './migrations';
+import { loopingEntries } from './parentCycles';
 
 /** A line that could not be loaded: kept byte for byte so it can go to quarantine. */
 export interface BadLine {
@@ -19,14 +20,17 @@ export interface ParsedLog {
   /** The schema version the file was written with. */
   fileVersion: number;
   entries: SessionEntry[];
+  /** 1-based file line of each entry (entryLines[i] is where entries[i] was read). */
+  entryLines: number[];
   /** Bytes up to the end of the last complete line (what survives a crash). */
   committedBytes: number;
   /** The header and every loadable line, raw: the file as it should be after quarantining bad lines. */
   cleanBytes: Buffer;
   /** An incomplete last line (no trailing newline): a write that never finished. */
   torn?: BadLine;
-  /** Complete lines that are not valid entries (bad JSON, wrong shape, duplicate id). */
+  /** Complete lines that are not valid entries (bad JSON, wrong shape, duplicate id, a parent loop), in file order. */
   corrupt: BadLine[];
+  /** warnings[i] describes corrupt[i]; a torn tail's warning comes last. */
   warnings: string[];
 }
 
@@ -40,24 +44,26 @@ export class SessionReadError extends Error {
 
 const NEWLINE = 0x0a;
 
+/** An opaque entry is written back as the line it was read from. */
 export function formatLine(value: SessionHeader | SessionEntry): string {
-  return `${JSON.stringify(value)}\n`;
+  return `${JSON.stringify(value.type === 'opaque' ? value.line : value)}\n`;
 }
 
-function parseJson(raw: Buffer): { value: unknown } | { error: string } {
-  try {
-    return { value: JSON.parse(raw.toString('utf8')) as unknown };
-  } catch {
-    return { error: 'not valid JSON' };
-  }
+/** Without a leading byte-order mark (U+FEFF), which some editors put at the start of a file. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function parseText(text: string): { value: unknown } | { error: string } {
   try {
-    return { value: JSON.parse(text) as unknown };
+    return { value: JSON.parse(withoutBom(text)) as unknown };
   } catch {
     return { error: 'not valid JSON' };
   }
+}
+
+function corruptWarning(file: string, bad: BadLine): string {
+  return `${file}: line ${bad.line} is corrupt (${bad.reason}) and was set aside`;
 }
 
 /** data[0, end) without the given (ascending, disjoint) byte ranges. */
@@ -75,7 +81,7 @@ function withoutRanges(data: Buffer, end: number, ranges: ReadonlyArray<[number,
 function readHeader(data: Buffer, file: string, migrations: Readonly<Record<number, Migration>>): { header: SessionHeader; version: number; end: number } {
   const end = data.indexOf(NEWLINE);
   if (end < 0) throw new SessionReadError(`${file} has no complete session header line`);
-  const parsed = parseJson(data.subarray(0, end));
+  const parsed = parseText(data.toString('utf8', 0, end));
   if ('error' in parsed) throw new SessionReadError(`${file} is not a session log: the first line is not JSON`);
   const checked = validateHeader(parsed.value);
   if ('error' in checked) throw new SessionReadError(`${file} is not a session log: ${checked.error}`);
@@ -88,21 +94,24 @@ function readHeader(data: Buffer, file: string, migrations: Readonly<Record<numb
 /** Never throws for damaged entry lines; throws SessionReadError only when there is no usable header. */
 export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Record<number, Migration>> = MIGRATIONS): ParsedLog {
   const { header, version, end: headerEnd } = readHeader(data, file, migrations);
-  const entries: SessionEntry[] = [];
+  let entries: SessionEntry[] = [];
+  let entryLines: number[] = [];
+  // Where each entry's line starts and ends, kept only to set aside the entries that close a parent loop.
+  const entryStarts: number[] = [];
+  const entryEnds: number[] = [];
   const corrupt: BadLine[] = [];
-  const warnings: string[] = [];
   const seen = new Set<string>();
   // Line ranges left out of the clean bytes (blank or corrupt); the clean copy is only built when there are any.
   const skipped: Array<[number, number]> = [];
   let offset = headerEnd;
   let lineNumber = 1;
   let torn: BadLine | undefined;
+  let forwardParents = false;
   while (offset < data.length) {
     lineNumber++;
     const newline = data.indexOf(NEWLINE, offset);
     if (newline < 0) {
       torn = { line: lineNumber, offset, raw: data.subarray(offset), reason: 'incomplete last line (write interrupted)' };
-      warnings.push(`${file}: dropped an incomplete last line (${data.length - offset} bytes) left by an interrupted write`);
       break;
     }
     const lineStart = offset;
@@ -119,14 +128,34 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${checked.entry.id}`;
     if (reason || !('entry' in checked)) {
       corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
-      warnings.push(`${file}: line ${lineNumber} is corrupt (${reason ?? 'invalid entry'}) and was set aside`);
       skipped.push([lineStart, offset]);
       continue;
     }
+    // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end.
+    const parentId = checked.entry.parentId;
+    if (parentId !== null && !seen.has(parentId)) forwardParents = true;
     seen.add(checked.entry.id);
     entries.push(checked.entry);
+    entryLines.push(lineNumber);
+    entryStarts.push(lineStart);
+    entryEnds.push(offset);
   }
+  const looping = forwardParents ? loopingEntries(entries) : new Map<number, string>();
+  if (looping.size > 0) {
+    for (const [index, reason] of looping) {
+      const start = entryStarts[index] ?? 0;
+      const stop = entryEnds[index] ?? start;
+      corrupt.push({ line: entryLines[index] ?? 0, offset: start, raw: data.subarray(start, stop), reason });
+      skipped.push([start, stop]);
+    }
+    corrupt.sort((a, b) => a.offset - b.offset);
+    skipped.sort((a, b) => a[0] - b[0]);
+    entryLines = entryLines.filter((_, index) => !looping.has(index));
+    entries = entries.filter((_, index) => !looping.has(index));
+  }
+  const warnings = corrupt.map((bad) => corruptWarning(file, bad));
+  if (torn) warnings.push(`${file}: dropped an incomplete last line (${torn.raw.length} bytes) left by an interrupted write`);
   const committedBytes = torn ? torn.offset : data.length;
   const cleanBytes = skipped.length === 0 ? data.subarray(0, committedBytes) : withoutRanges(data, committedBytes, skipped);
-  return { header, fileVersion: version, entries, committedBytes, cleanBytes, torn, corrupt, warnings };
+  return { header, fileVersion: version, entries, entryLines, committedBytes, cleanBytes, torn, corrupt, warnings };
 }

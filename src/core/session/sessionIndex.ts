@@ -2,6 +2,7 @@
 import * as nodePath from 'node:path';
 import { errorCode, type FileIo } from '../storage/fileIo';
 import { validateHeader } from './entryValidation';
+import { withoutBom } from './logParser';
 
 export interface SessionRecord {
   id: string;
@@ -116,7 +117,7 @@ export class SessionIndexStore {
       const path = nodePath.join(this.dir, name);
       try {
         const text = (await this.io.readFile(path)).toString('utf8');
-        const checked = validateHeader(JSON.parse(text.slice(0, text.indexOf('\n'))) as unknown);
+        const checked = validateHeader(JSON.parse(withoutBom(text.slice(0, text.indexOf('\n')))) as unknown);
         if ('error' in checked) throw new Error(checked.error);
         const { mtimeMs } = await this.io.stat(path);
         const header = checked.header;

@@ -9,6 +9,7 @@ import { formatLine, parseLog, SessionReadError, type ParsedLog } from './logPar
 import type { Migration } from './migrations';
 import { newEntryId, type NewEntry } from './newEntry';
 import { quarantineLines } from './quarantine';
+import { withReattachNotes } from './reattachNotes';
 import { SessionTree } from './sessionTree';
 
 export interface SessionLogOptions {
@@ -68,7 +69,7 @@ export class SessionLog {
     private committedBytes: number,
     private readonly io: FileIo,
     private readonly lock: SessionLock | undefined,
-    readonly readOnly: boolean,
+    private readonly openedReadOnly: boolean,
     blobDir: string,
     private readonly now: () => Date,
   ) {
@@ -97,7 +98,7 @@ export class SessionLog {
       const blobDir = options.blobDir ?? nodePath.join(nodePath.dirname(file), 'blobs');
       const log = new SessionLog(file, parsed.header, parsed.entries, committed, io, lock, options.readOnly ?? false, blobDir, now);
       const damage = { tornBytes: parsed.torn?.raw.length ?? 0, corruptLines: parsed.corrupt.length };
-      return { log, warnings: parsed.warnings, damage };
+      return { log, warnings: withReattachNotes(parsed, log.tree.reattachments()), damage };
     } catch (error) {
       await lock?.release();
       throw error;
@@ -138,6 +139,17 @@ export class SessionLog {
     return this.tree.leafId;
   }
 
+  /** Opened read-only, or another window took the lock over since (see readOnlyReason). */
+  get readOnly(): boolean {
+    return this.openedReadOnly || this.lock?.lost !== undefined;
+  }
+
+  /** Why appends are refused, when they are. */
+  get readOnlyReason(): string | undefined {
+    if (this.lock?.lost) return this.lock.lost.message;
+    return this.openedReadOnly ? `session ${this.header.id} is open read-only` : undefined;
+  }
+
   /** Root→current-leaf entries. */
   path(): SessionEntry[] {
     return this.tree.pathTo(this.tree.leafId);
@@ -170,8 +182,10 @@ export class SessionLog {
   restoreBeforeCompaction(compactionId: string): Promise<SessionEntry> {
     const compaction = this.tree.get(compactionId);
     if (compaction?.type !== 'compaction') return Promise.reject(new Error(`${compactionId} is not a compaction entry`));
-    if (compaction.parentId === null) return Promise.reject(new Error(`compaction ${compactionId} has no earlier state`));
-    return this.moveLeaf(compaction.parentId, 'restore');
+    // The node it hangs from, which is not its parentId when that line was damaged and it was reattached.
+    const parent = this.tree.parentOfNode(compactionId);
+    if (!parent) return Promise.reject(new Error(`compaction ${compactionId} has no earlier state`));
+    return this.moveLeaf(parent.id, 'restore');
   }
 
   /** Waits for pending appends, then releases the lock. */
@@ -195,8 +209,11 @@ export class SessionLog {
   }
 
   private async write(build: () => SessionEntry): Promise<SessionEntry> {
-    if (this.readOnly) throw new Error(`session ${this.header.id} is open read-only`);
+    if (this.lock?.lost) throw this.lock.lost;
+    if (this.openedReadOnly) throw new Error(`session ${this.header.id} is open read-only`);
     if (this.closed) throw new Error(`session ${this.header.id} is closed`);
+    // Another window may have taken the lock over while this one slept: then it must not write a byte.
+    await this.lock?.ensureHeld();
     if (this.needsRepair) await this.repairTail();
     const entry = { ...build(), parentId: this.tree.leafId };
     if (entry.type === 'leaf' && this.tree.leafId === null) throw new Error('cannot move the leaf of an empty session');

@@ -32,6 +32,18 @@ export class SessionLockedError extends Error {
   }
 }
 
+/** The lock was taken over (its heartbeat looked stale, e.g. while this machine slept): this writer must stop. */
+export class SessionLockLostError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly holderPid: number | undefined,
+  ) {
+    const holder = holderPid === undefined ? 'another window' : `another window (pid ${holderPid})`;
+    super(`session ${sessionId} was taken over by ${holder} while this one was inactive; it is read-only here now, so nothing more is written from this window. Continue it in that window, or close it there and reload this one`);
+    this.name = 'SessionLockLostError';
+  }
+}
+
 export function isPidAliveOnThisHost(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -57,13 +69,22 @@ function parseLock(text: string): LockRecord | undefined {
 export class SessionLock {
   private timer: ReturnType<typeof setInterval> | undefined;
   private released = false;
+  private lostTo: SessionLockLostError | undefined;
 
   private constructor(
     readonly path: string,
+    private readonly sessionId: string,
     private readonly io: FileIo,
     private readonly record: LockRecord,
     private readonly now: () => number,
+    /** A heartbeat older than this means this process did not run for a while (asleep, suspended). */
+    private readonly lateAfterMs: number,
   ) {}
+
+  /** Set once another process has taken the lock over; this holder must not write again. */
+  get lost(): SessionLockLostError | undefined {
+    return this.lostTo;
+  }
 
   /** Takes the lock or rejects with SessionLockedError naming the live holder. */
   static async acquire(path: string, sessionId: string, io: FileIo, options: LockOptions = {}): Promise<SessionLock> {
@@ -71,11 +92,12 @@ export class SessionLock {
     const staleAfterMs = options.staleAfterMs ?? 60_000;
     const host = options.hostname ?? os.hostname();
     const isAlive = options.isPidAlive ?? isPidAliveOnThisHost;
+    const heartbeatMs = options.heartbeatMs ?? Math.floor(staleAfterMs / 4);
     const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: randomBytes(6).toString('hex') };
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await io.createExclusive(path, JSON.stringify(record))) {
-        const lock = new SessionLock(path, io, record, now);
-        lock.startHeartbeat(options.heartbeatMs ?? Math.floor(staleAfterMs / 4));
+        const lock = new SessionLock(path, sessionId, io, record, now, Math.floor(staleAfterMs / 2));
+        lock.startHeartbeat(heartbeatMs);
         return lock;
       }
       const holder = await SessionLock.readHolder(path, io);
@@ -113,13 +135,39 @@ export class SessionLock {
     this.timer.unref();
   }
 
-  /** Rewrites the heartbeat time, but only while the lock is still ours. */
+  /** Rewrites the heartbeat time, but only while the lock is still ours; notes it when it is not any more. */
   async refresh(): Promise<void> {
-    if (this.released) return;
+    if (this.released || this.lostTo) return;
     const holder = await SessionLock.readHolder(this.path, this.io);
-    if (!holder || holder.token !== this.record.token) return;
+    if (!holder || holder.token !== this.record.token) {
+      this.markLost(holder);
+      return;
+    }
     this.record.time = this.now();
     await this.io.writeFileAtomic(this.path, JSON.stringify(this.record));
+  }
+
+  /**
+   * Confirms, right before a write, that the lock file still holds this writer's token. Rejects with
+   * SessionLockLostError when another process took it over (for good: the holder stays read-only). When this
+   * process's own heartbeat is late (it slept), the lock is renewed and checked again before the write goes
+   * ahead, which narrows the window in which a contender could still be taking it over.
+   */
+  async ensureHeld(): Promise<void> {
+    if (this.lostTo) throw this.lostTo;
+    if (this.released) throw new Error(`the lock of session ${this.sessionId} was released`);
+    const holder = await SessionLock.readHolder(this.path, this.io);
+    if (!holder || holder.token !== this.record.token) throw this.markLost(holder);
+    if (this.now() - this.record.time <= this.lateAfterMs) return;
+    await this.refresh();
+    const again = await SessionLock.readHolder(this.path, this.io);
+    if (!again || again.token !== this.record.token) throw this.markLost(again);
+  }
+
+  private markLost(holder: LockRecord | undefined): SessionLockLostError {
+    this.lostTo ??= new SessionLockLostError(this.sessionId, holder?.pid);
+    if (this.timer) clearInterval(this.timer);
+    return this.lostTo;
   }
 
   /** Removes the lock file if it is still ours; safe to call twice. */

@@ -1,0 +1,52 @@
+// Says, in the warning of each set-aside line, which entries below it were reattached and to what: told once, on the repair.
+import type { BadLine, ParsedLog } from './logParser';
+import type { Reattachment } from './sessionTree';
+
+const LISTED = 3;
+
+/** Index of the last bad line above `line` (bad lines are in file order), or -1. */
+function lastBadAbove(bad: readonly BadLine[], line: number): number {
+  let low = 0;
+  let high = bad.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if ((bad[middle]?.line ?? 0) < line) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
+
+function describe(moved: Reattachment, line: number): string {
+  const target = moved.parent ? `entry ${moved.parent.id}, the one before it on its branch` : 'nothing (it now starts the history)';
+  return `entry ${moved.entry.id} (line ${line}) now hangs from ${target}`;
+}
+
+/**
+ * The parse's warnings, where a set-aside line whose entry was a parent gets a note naming the entries that
+ * now hang from the previous entry on their branch. Reattachments with no set-aside line above them (it went
+ * to quarantine on an earlier open) add nothing: the repair was reported then.
+ */
+export function withReattachNotes(parsed: ParsedLog, reattached: readonly Reattachment[]): string[] {
+  const warnings = [...parsed.warnings];
+  if (reattached.length === 0 || parsed.corrupt.length === 0) return warnings;
+  const lineOf = new Map<object, number>();
+  parsed.entries.forEach((entry, index) => lineOf.set(entry, parsed.entryLines[index] ?? 0));
+  const notes = new Map<number, string[]>();
+  for (const moved of reattached) {
+    const line = lineOf.get(moved.entry);
+    const index = line === undefined ? -1 : lastBadAbove(parsed.corrupt, line);
+    if (line === undefined || index < 0) continue;
+    const list = notes.get(index) ?? [];
+    list.push(describe(moved, line));
+    notes.set(index, list);
+  }
+  for (const [index, list] of notes) {
+    const shown = list.slice(0, LISTED).join('; ');
+    const more = list.length > LISTED ? `; and ${list.length - LISTED} more` : '';
+    warnings[index] = `${warnings[index] ?? ''}; its entry was a parent, so nothing below it is lost: ${shown}${more}`;
+  }
+  return warnings;
+}
