@@ -82,6 +82,13 @@ const FAMILIES = [
     needs: ['src/core/tools/pathSafety.ts', 'src/core/tools/fileTools.ts'],
     limitSeconds: 60,
   },
+  {
+    name: 'hostile tools',
+    script: 'hostileTools',
+    children: [],
+    needs: ['src/core/tools/textSearch.ts', 'src/core/tools/safeFileIo.ts', 'src/core/tools/shellCommand.ts'],
+    limitSeconds: 150,
+  },
 ];
 
 async function bundle(family) {

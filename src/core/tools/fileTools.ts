@@ -85,15 +85,17 @@ export const searchTextTool: Tool = defineTool(
   async (args, context) => {
     if (args.pattern === '') return { text: 'search_text: "pattern" must not be empty.', isError: true };
     const limit = Math.min(args.limit ?? MAX_RESULTS, 5000);
-    const matches = await context.workspace.searchText(args.pattern, {
+    const result = await context.workspace.searchText(args.pattern, {
       isRegex: args.isRegex ?? false,
       glob: args.glob,
       limit: limit + 1,
       signal: context.signal,
     });
-    if (matches.length === 0) return { text: `No matches for ${JSON.stringify(args.pattern)}.`, isError: false };
-    const lines = matches.slice(0, limit).map((match) => `${match.path}:${match.line}: ${match.text.slice(0, 500)}`);
-    const more = matches.length > limit ? `\n[more than ${limit} matches; narrow the pattern or glob]` : '';
-    return { text: lines.join('\n') + more, isError: false };
+    if (context.signal.aborted) return { text: '[cancelled by the user]', isError: true };
+    const notes = result.notes.map((note) => `\n[${note}]`).join('');
+    if (result.matches.length === 0) return { text: `No matches for ${JSON.stringify(args.pattern)}.${notes}`, isError: false };
+    const lines = result.matches.slice(0, limit).map((match) => `${match.path}:${match.line}: ${match.text.slice(0, 500)}`);
+    const more = result.matches.length > limit ? `\n[more than ${limit} matches; narrow the pattern or glob]` : '';
+    return { text: lines.join('\n') + more + notes, isError: false };
   },
 );

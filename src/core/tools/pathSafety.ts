@@ -57,6 +57,11 @@ export function resolveLexically(raw: string, roots: readonly string[], platform
   return { absolute, relative, root };
 }
 
+/** A resolved path plus where it really lands once symbolic links are followed (the nearest existing ancestor's realpath plus the rest). */
+export interface SafePath extends ResolvedPath {
+  real: string;
+}
+
 /** Where a dangling symbolic link points (absolute), or undefined when the path is not a symbolic link. */
 async function danglingLinkTarget(path: string, api: PathApi): Promise<string | undefined> {
   try {
@@ -96,7 +101,7 @@ async function realpathOfNearest(absolute: string, api: PathApi, hops = 0): Prom
 }
 
 /** Lexical checks plus symlink resolution: a link inside the workspace that points outside is refused. */
-export async function resolveSafely(raw: string, roots: readonly string[], platform: NodeJS.Platform = process.platform): Promise<ResolvedPath> {
+export async function resolveSafely(raw: string, roots: readonly string[], platform: NodeJS.Platform = process.platform): Promise<SafePath> {
   const resolved = resolveLexically(raw, roots, platform);
   const api = pathApi(platform);
   let real: string;
@@ -110,5 +115,5 @@ export async function resolveSafely(raw: string, roots: readonly string[], platf
   if (!realRoots.some((root) => isInside(root, real, platform))) {
     refuse(raw, 'it resolves (through a symbolic link) to a location outside the workspace folders');
   }
-  return resolved;
+  return { ...resolved, real };
 }

@@ -27,6 +27,12 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+/** What a search found, plus notes for the model: why it stopped early, what it skipped. */
+export interface SearchResult {
+  matches: TextMatch[];
+  notes: string[];
+}
+
 export interface CommandOptions {
   /** Workspace-relative or absolute folder inside the workspace; default the first root. */
   cwd?: string;
@@ -75,7 +81,8 @@ export interface WorkspaceAccess {
   listDir(path: string): Promise<DirEntry[]>;
   /** Workspace-relative paths (forward slashes) of files matching the glob, at most `limit`. */
   findFiles(glob: string, limit: number, signal?: AbortSignal): Promise<string[]>;
-  searchText(pattern: string, options: SearchOptions): Promise<TextMatch[]>;
+  /** Runs the pattern off the calling thread under a time limit; a pattern that is too slow is a WorkspaceRefusal. */
+  searchText(pattern: string, options: SearchOptions): Promise<SearchResult>;
   /** Creates or replaces a file after confirmation. */
   writeFile(path: string, text: string, signal?: AbortSignal): Promise<void>;
   /** Applies one exact replacement after confirmation. */
