@@ -1,6 +1,7 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
 import { resolveContextWindow } from '../core/budget/contextWindow';
+import { thresholdsFor } from '../core/budget/thresholds';
 import type { ModelStream } from '../core/llm/modelStream';
 import type { ModelChoice } from './agentSession';
 import type { Configuration } from './configuration';
@@ -34,10 +35,11 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
     return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true };
   }
-  // VS Code reports the input limit; the whole window is that plus the output the model may produce.
+  // VS Code reports the input limit; the whole window is that plus the reply reserve, so the usable part is the limit.
+  const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
   const window = resolveContextWindow({
     setting: settings.context.windowTokens,
-    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + settings.compaction.reserveTokens } : undefined,
+    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve } : undefined,
     endpointList: undefined,
   });
   const stream = new LanguageModelStream(model);
