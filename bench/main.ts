@@ -7,7 +7,10 @@ import { accountingBench } from './accountingBench';
 import { accuracyBench } from './accuracyBench';
 import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
+import { costFigures, costRows, costTables, runCostReplay, type CostRun } from './costBench';
+import { costTuning } from './costTuning';
 import { incrementalBench } from './incrementalBench';
+import { pathologicalBench } from './pathologicalBench';
 import { planningBench } from './planningBench';
 import { responsivenessBench } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
@@ -54,6 +57,10 @@ async function main(): Promise<void> {
   // The real sessions ran on Claude: not an OpenAI model, so the o200k count is an estimate to calibrate.
   const counter = await TokenCounter.create('claude-opus-4-5');
   const rows: BenchRow[] = [];
+  let cost: CostRun | undefined;
+  let tuning: string | undefined;
+  // --only=<start of a step's name> runs just those steps (e.g. --only=cost).
+  const only = [...args].find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
   const scale = quick ? 0.3 : 1;
   const n = (count: number): number => Math.max(3, Math.round(count * scale));
   const steps: Array<[string, () => BenchRow[] | Promise<BenchRow[]>]> = [
@@ -71,8 +78,19 @@ async function main(): Promise<void> {
         return activationBench(process.cwd(), n(5));
       },
     ],
+    ['pathological input', () => pathologicalBench(counter, n(5))],
+    [
+      'cost per session',
+      async () => {
+        cost = await runCostReplay({ quick, log });
+        // --cost-tune also replays our policy with alternative defaults (several minutes).
+        if (args.has('--cost-tune')) tuning = await costTuning({ quick, log });
+        return costRows(cost);
+      },
+    ],
   ];
   for (const [name, run] of steps) {
+    if (only !== undefined && !name.startsWith(only)) continue;
     const stepStart = performance.now();
     log(`bench: ${name}...`);
     rows.push(...(await run()));
@@ -82,11 +100,13 @@ async function main(): Promise<void> {
   const totalSeconds = (performance.now() - started) / 1000;
   const title = `${info.cpus} CPUs (${info.cpuModel}), ${info.ramGiB} GiB RAM, Node ${info.node}, ${info.platform}; load average ${info.loadAverage.start} → ${info.loadAverage.end}; ${totalSeconds.toFixed(0)} s.\nCompute timings are process CPU time (robust to other processes on the machine); event-loop stretches are wall time. Ratios come from runs interleaved in this process.`;
   if (json) {
-    const figures = Object.fromEntries(rows.map((r) => [r.key, r.value]));
-    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, figures, rows })}\n`);
+    const figures = { ...Object.fromEntries(rows.map((r) => [r.key, r.value])), ...(cost ? costFigures(cost) : {}) };
+    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
   } else {
     console.log(`\n${title}\n`);
     console.log(args.has('--markdown') ? formatMarkdown(rows) : formatTable(rows));
+    if (cost) console.log(`\nCost per session (${cost.workloads.map((w) => `${w.name}: ${w.turns} turns`).join(', ')}; ${cost.seconds.toFixed(0)} s):\n\n${costTables(cost)}`);
+    if (tuning) console.log(`\nOur policy with alternative defaults:\n\n${tuning}`);
   }
 }
 

@@ -1,0 +1,197 @@
+// Replays a workload through our real context policy (runAgent, default settings) and records every request as sent.
+import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import type { AgentEvent } from '../src/core/agent/agentEvents';
+import { runAgent } from '../src/core/agent/agentLoop';
+import type { SummarizeFn } from '../src/core/agent/compactionRunner';
+import { buildSystemPrompt } from '../src/core/agent/systemPrompt';
+import { Calibration } from '../src/core/budget/calibration';
+import { thresholdsFor } from '../src/core/budget/thresholds';
+import { modelSummarizer } from '../src/core/compaction/modelSummarizer';
+import type { ChatToolDefinition } from '../src/core/context/chatMessage';
+import { buildContext } from '../src/core/context/contextBuilder';
+import type { ModelStream, StreamEvent } from '../src/core/llm/modelStream';
+import { contextWindowFromError, promptTokensFromError } from '../src/core/llm/overflowPatterns';
+import type { ToolCall } from '../src/core/session/entries';
+import { SessionLog } from '../src/core/session/sessionLog';
+import { defaultSettings, type Settings } from '../src/core/settings/settings';
+import { nodeFileIo, type FileIo } from '../src/core/storage/fileIo';
+import { CountCache } from '../src/core/tokens/countCache';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import { builtinTools, ToolRegistry } from '../src/core/tools/toolRegistry';
+import type { Tool } from '../src/core/tools/toolTypes';
+import { recordingAccess } from '../test/support/agentWorkspace';
+import type { ScenarioCall, ScenarioStep, ScenarioTurn } from '../test/support/contextScenario';
+import type { ModelCall, PrefixCache } from './prefixCache';
+import { retentionAfter, type HistoryItem, type RetentionSample } from './retention';
+import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
+
+/** What one policy's replay of one workload produced. */
+export interface ReplayOutcome {
+  /** Every accepted request in order, main calls and summary calls interleaved. */
+  calls: ModelCall[];
+  /** Requests the server refused as too long (not billed). */
+  refusals: number;
+  compactions: number;
+  prunes: number;
+  errors: string[];
+  retention: RetentionSample[];
+}
+
+export interface OurReplay extends ReplayOutcome {
+  /** The replies the model actually gave in this replay (fitted to the window): the peers replay the same ones. */
+  fitted: ScenarioTurn[];
+  systemPrompt: string;
+  tools: readonly ChatToolDefinition[];
+}
+
+/** The bench measures tokens, not durability: appends and blobs skip fsync. */
+const fastIo: FileIo = {
+  ...nodeFileIo,
+  appendDurable: (path, text) => fs.appendFile(path, text),
+  writeFileAtomic: (path, data) => fs.writeFile(path, data),
+};
+
+/** The model's tools with their real definitions, each answering with the recorded output of the call (by call id). */
+function replayTools(turns: readonly ScenarioTurn[], outputs: Map<string, ScenarioCall>): Tool[] {
+  const names = new Set(turns.flatMap((turn) => turn.steps.flatMap((step) => step.calls.map((call) => call.name))));
+  const builtin = new Map(builtinTools().map((tool) => [tool.definition.function.name, tool] as const));
+  const replay = [...names].map((name): Tool => ({
+    definition: builtin.get(name)?.definition ?? { type: 'function', function: { name, description: `Recorded ${name} tool`, parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+    execute: (_args, context) => {
+      const call = outputs.get(context.toolCallId);
+      return Promise.resolve(call ? { text: call.output, isError: call.isError ?? false } : { text: 'no recorded output', isError: true });
+    },
+  }));
+  return [...builtinTools().filter((tool) => !names.has(tool.definition.function.name)), ...replay];
+}
+
+/**
+ * A recorded reply as the model could write it here: at most max_tokens and at most a quarter of the usable
+ * budget (as test/support/contextScenario.ts fits them: a model at a small window writes smaller steps).
+ */
+function fitReply(step: ScenarioStep, maxOutputTokens: number, usable: number, counter: TokenCounter): ScenarioStep {
+  const budget = Math.max(64, Math.min(maxOutputTokens - 32, Math.floor(usable / 4)));
+  const share = budget / (step.calls.length + 1);
+  const cost = (text: string): number => counter.countText(text);
+  const cut = (text: string): string => (cost(text) <= share ? text : text.slice(0, Math.max(20, Math.floor((text.length * share) / cost(text)))));
+  const calls = step.calls.map((call) => (cost(call.args) <= share ? call : { ...call, args: JSON.stringify({ path: 'file.txt', content: cut(call.args) }) }));
+  return { text: cut(step.text), calls };
+}
+
+export function replyTokens(counter: TokenCounter, text: string, calls: ReadonlyArray<{ name: string; args: string }>): number {
+  return counter.countText(text) + calls.reduce((sum, call) => sum + counter.countText(call.name) + counter.countText(call.args), 0);
+}
+
+/** The summarizing model: a fixed-size valid summary (our summarizer adds the real appendix), recorded as a summary call. */
+function summaryStandIn(calls: ModelCall[], counter: TokenCounter): ModelStream {
+  return {
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      await Promise.resolve();
+      const prefix = request.messages[0]?.content?.startsWith('You summarize the first steps') === true;
+      const text = prefix ? TURN_PREFIX_STAND_IN : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)));
+      calls.push({ kind: 'summary', messages: request.messages, tools: [], outputTokens: counter.countText(text) });
+      yield { type: 'done', text, toolCalls: [], invalidArguments: [], stopReason: 'stop' };
+    },
+  };
+}
+
+export interface OurOptions {
+  settings?: Settings;
+  /**
+   * An experiment on a change to src/: the summary's appendix also lists every request the user wrote in the
+   * summarized part (today it carries the last one only). Applied by wrapping the real summarizer's result.
+   */
+  appendAllRequests?: boolean;
+}
+
+/** The real summarizer, its result extended with every user request up to the end of what it replaces. */
+function withAllRequests(summarize: SummarizeFn, log: SessionLog): SummarizeFn {
+  return async (request) => {
+    const result = await summarize(request);
+    const last = [...request.entries, ...request.turnPrefixEntries].at(-1);
+    const path = log.path();
+    const end = last ? path.findIndex((entry) => entry.id === last.id) : -1;
+    const texts = [...new Set(path.slice(0, end + 1).flatMap((entry) => (entry.type === 'user' && !entry.synthetic ? [entry.text] : [])))];
+    return texts.length === 0 ? result : { ...result, summary: `${result.summary}\n\n## User requests so far\n${texts.map((text) => `- ${text}`).join('\n')}` };
+  };
+}
+
+interface RunState {
+  turn: ScenarioTurn;
+  fitted: ScenarioTurn;
+  step: number;
+}
+
+/**
+ * Runs every turn through runAgent against a server of exactly `window` tokens that counts as our counter
+ * does (gpt-4o: exact), refuses prompt + max_tokens over the window, and reports usage. Replies come from
+ * the workload, fitted to the window; summaries from the stand-in through the real summarizer.
+ */
+export async function replayOurs(turns: readonly ScenarioTurn[], window: number, counter: TokenCounter, meter: PrefixCache, options: OurOptions = {}): Promise<OurReplay> {
+  const settings = options.settings ?? defaultSettings();
+  const dir = mkdtempSync(nodePath.join(tmpdir(), 'cost-replay-'));
+  const log = await SessionLog.create(nodePath.join(dir, 'session.jsonl'), {}, { lock: false, io: fastIo });
+  const outputs = new Map<string, ScenarioCall>();
+  const registry = new ToolRegistry(replayTools(turns, outputs));
+  const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: ['/workspace'] });
+  const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], fitted: [], systemPrompt, tools: registry.definitions() };
+  const history: HistoryItem[] = [];
+  const usable = thresholdsFor(window, settings).usable;
+  const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0 };
+  let index = 0;
+  const server: ModelStream = {
+    async *stream(request): AsyncGenerator<StreamEvent> {
+      await Promise.resolve();
+      const tools = request.tools ?? [];
+      const prompt = meter.promptTokens(request.messages, tools);
+      const room = request.maxOutputTokens ?? 0;
+      if (prompt + room > window) {
+        result.refusals++;
+        const message = `This model's maximum context length is ${window} tokens. However, you requested ${prompt + room} tokens (${prompt} in the messages, ${room} in the completion). Please reduce the length of the messages or completion.`;
+        yield { type: 'error', error: { kind: 'overflow', message, retryable: false, contextWindow: contextWindowFromError(message), promptTokens: promptTokensFromError(message) }, partial: { text: '', toolCalls: [] } };
+        return;
+      }
+      const recorded = state.turn.steps[state.step++];
+      const step = recorded ? fitReply(recorded, room || 4096, usable, counter) : { text: state.turn.final, calls: [] };
+      if (recorded) state.fitted.steps.push(step);
+      const toolCalls: ToolCall[] = step.calls.map((call, i) => ({ id: `call_${index}_${i}`, name: call.name, arguments: call.args }));
+      step.calls.forEach((call, i) => outputs.set(`call_${index}_${i}`, call));
+      index++;
+      if (step.calls.length > 0) history.push({ kind: 'calls', calls: step.calls });
+      const output = replyTokens(counter, step.text, step.calls);
+      result.calls.push({ kind: 'main', messages: request.messages, tools, outputTokens: output });
+      const stopReason = toolCalls.length > 0 ? 'toolCalls' : 'stop';
+      yield { type: 'done', text: step.text, toolCalls, invalidArguments: [], stopReason, usage: { promptTokens: prompt, completionTokens: output } };
+    },
+  };
+  const cache = new CountCache();
+  const calibration = new Calibration(counter.modelId);
+  const observe = (event: AgentEvent): void => {
+    if (event.type === 'error') result.errors.push(event.message);
+    if (event.type === 'prune') result.prunes++;
+    if (event.type === 'compaction') {
+      result.compactions++;
+      result.retention.push(retentionAfter(history, buildContext(log.path(), { systemPrompt }).messages));
+    }
+  };
+  const real = modelSummarizer({ model: summaryStandIn(result.calls, counter), counter, summaryWindow: window, path: () => log.path() });
+  const summarize = options.appendAllRequests ? withAllRequests(real, log) : real;
+  const workspace = recordingAccess(dir).access;
+  try {
+    for (const turn of turns) {
+      state.turn = turn;
+      state.step = 0;
+      state.fitted = { user: turn.user, steps: [], final: turn.final };
+      result.fitted.push(state.fitted);
+      history.push({ kind: 'request', text: turn.user });
+      const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: new AbortController().signal, userText: turn.user, systemPrompt });
+      for await (const event of events) observe(event);
+    }
+  } finally {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
+}
