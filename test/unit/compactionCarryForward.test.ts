@@ -130,4 +130,17 @@ describe('compactions carry everything forward', () => {
     expect(log.path().some((entry) => entry.type === 'compaction')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
   });
+
+  it('summary-of-a-summary-keeps-every-request: earlier requests are listed in every later appendix', async () => {
+    for (let i = 0; i < 2 * FILES; i++) fixture.ws.write(`big${i}.txt`, bigFile(i));
+    const first = 'Read big0.txt to big15.txt and note the largest measurement.';
+    const second = 'Now read big16.txt to big31.txt the same way.';
+    await collect(runAgent(agentOptions(readEach(FILES), [], { userText: first })));
+    const later = Array.from({ length: FILES }, (_, i): ScriptStep => ({ toolCalls: [{ name: 'read_file', args: { path: `big${FILES + i}.txt` } }] }));
+    await collect(runAgent(agentOptions([...later, { text: 'Done.' }], [], { userText: second })));
+    const compactions = fixture.session.log.path().filter((entry): entry is CompactionEntry => entry.type === 'compaction');
+    const last = compactions.at(-1)!;
+    expect(last.summary).toContain(second);
+    expect(last.summary).toMatch(/## Earlier user requests\n- Read big0\.txt to big15\.txt/);
+  });
 });
