@@ -3,7 +3,7 @@
 // codicon.css is copied next to the bundle by media/copyAssets.mjs and linked by the host's HTML.
 import './panel.css';
 import { formatAgo } from '../src/shared/budgetFormat';
-import { isHostMessage } from '../src/shared/panelProtocol';
+import { isHostMessage, isUsageView } from '../src/shared/panelProtocol';
 import type { HostMessage, WebviewMessage } from '../src/shared/panelProtocol';
 import { emptyPanelState } from '../src/shared/panelViewModels';
 import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
@@ -11,6 +11,7 @@ import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderHistory, renderPins } from './panelHistory';
 import { ReviewView } from './panelReview';
+import { renderUsage } from './panelUsage';
 import type { ReviewDraft } from './panelReview';
 
 interface VsCodeApi {
@@ -36,8 +37,11 @@ function restoreUiState(raw: unknown): UiState {
   const fresh: UiState = { compactInstructions: '' };
   if (typeof raw !== 'object' || raw === null) return fresh;
   const saved = raw as Partial<UiState>;
+  const panel = typeof saved.panel === 'object' && saved.panel !== null && Array.isArray(saved.panel.history?.compactions) ? saved.panel : undefined;
+  // A state saved by an older version may carry no usage, or one of another shape: show none until the host sends one.
+  if (panel?.usage !== undefined && !isUsageView(panel.usage)) delete panel.usage;
   return {
-    panel: typeof saved.panel === 'object' && saved.panel !== null && Array.isArray(saved.panel.history?.compactions) ? saved.panel : undefined,
+    panel,
     compactInstructions: typeof saved.compactInstructions === 'string' ? saved.compactInstructions : '',
     draft: restoreDraft(saved.draft),
   };
@@ -61,6 +65,7 @@ const budgetHost = h('div');
 const actionsHost = h('div');
 const historyHost = h('div');
 const pinsHost = h('div');
+const usageHost = h('div');
 
 let tokenRequestId = 0;
 let lastStateNotice = 'null';
@@ -123,6 +128,7 @@ function render(state: PanelState): void {
   review.update(state.proposal, ui.draft, locked);
   replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
+  replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');
   if (title) title.textContent = state.session ? state.session.title : 'No active session';
 }
@@ -158,6 +164,7 @@ function mount(): void {
     review.element,
     historyHost,
     pinsHost,
+    usageHost,
   );
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (isHostMessage(event.data)) onHostMessage(event.data);

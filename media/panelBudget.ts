@@ -14,6 +14,7 @@ function segments(view: BudgetView): Segment[] {
   const b = view.breakdown;
   return [
     { key: 'system', label: 'System prompt', tokens: b.system },
+    ...(b.instructions > 0 ? [{ key: 'instructions', label: 'Instructions', tokens: b.instructions }] : []),
     { key: 'tools', label: 'Tools', tokens: b.tools },
     { key: 'summary', label: 'Summary', tokens: b.summary },
     { key: 'messages', label: 'Messages', tokens: b.messages },

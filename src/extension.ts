@@ -1,18 +1,23 @@
 // Composition root: creates the extension's objects, wires them together and registers their disposables.
 import * as vscode from 'vscode';
 import { modelSummarizer } from './core/compaction/modelSummarizer';
+import { pathUsage } from './core/views/usageView';
+import type { ConfirmChange } from './core/tools/workspaceAccess';
 import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';
+import { changeConfirmation } from './vscode/changeConfirmation';
 import { registerChatParticipant } from './vscode/chatParticipant';
 import { ChatReplies } from './vscode/chatReplies';
 import { CompactionPanel, PANEL_VIEW_TYPE } from './vscode/compactionPanel';
 import { CompactionReview, type SummarizerSource } from './vscode/compactionReview';
 import { Configuration } from './vscode/configuration';
+import { ContextKeys } from './vscode/contextKeys';
 import { EndpointConnection } from './vscode/endpointConnection';
 import { EndpointModelProvider, VENDOR } from './vscode/endpointModelProvider';
 import { OutputLogger } from './vscode/logger';
 import { bindModel, modelForCommands } from './vscode/modelBinding';
 import { registerPaletteCommands } from './vscode/paletteCommands';
+import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
 import { StatusBarController } from './vscode/statusBarController';
 
@@ -37,6 +42,8 @@ export interface ExtensionApi {
   activation: ActivationTiming;
   /** What the latest @agent replies showed in the Chat view. */
   replies: ChatReplies;
+  /** What the agent's writes, edits and commands ask before they happen (a diff for file changes). */
+  confirmChange: ConfirmChange;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -61,7 +68,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   panel = new CompactionPanel({ extensionUri: context.extensionUri, backend: review, logger });
   const statusBar = new StatusBarController();
   const replies = new ChatReplies();
-  const updateStatusBar = (): void => statusBar.update(sessions.active?.budgetView(), configuration.settings.statusBar);
+  const proposed = new ProposedContent();
+  const confirmChange = changeConfirmation(configuration, proposed);
+  const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
+  const updateStatusBar = (): void => {
+    const active = sessions.active;
+    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined);
+  };
 
   context.subscriptions.push(
     logger,
@@ -74,9 +87,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     statusBar,
     sessions.onDidChangeActive(updateStatusBar),
     keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
-    vscode.lm.registerLanguageModelChatProvider(VENDOR, new EndpointModelProvider(endpoint, configuration)),
-    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies }),
-    ...registerPaletteCommands({ sessions, review, keys, configuration, showPanel }),
+    proposed,
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
+    modelProvider,
+    vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
+    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange }),
+    ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel }),
+    new ContextKeys(sessions, endpoint, keys),
     // After a window reload VS Code restores the open panel; it follows the most recent session again.
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (restored) => {
@@ -93,7 +110,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const done = performance.now();
   const activation = { totalMs: done - moduleLoadedAt, activateMs: done - activateStarted };
   logger.info(`Compaction Agent activated in ${activation.activateMs.toFixed(1)} ms.`);
-  return { sessions, review, panel, statusBar, configuration, activation, replies };
+  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange };
 }
 
 export function deactivate(): void {

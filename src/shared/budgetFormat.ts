@@ -68,6 +68,7 @@ export function budgetRows(view: BudgetView): Array<[string, string]> {
   const b = view.breakdown;
   return [
     ['System prompt', formatTokens(b.system)],
+    ...(b.instructions > 0 ? [['Instructions', formatTokens(b.instructions)] satisfies [string, string]] : []),
     ['Tools', formatTokens(b.tools)],
     ['Summary', formatTokens(b.summary)],
     ['Messages', formatTokens(b.messages)],

@@ -1,6 +1,6 @@
 // The typed message protocol between the compaction panel's webview and the extension host, with the inbound validator.
 
-import type { Notice, PanelState } from './panelViewModels';
+import type { Notice, PanelState, TurnUsageView, UsageFigures, UsageView } from './panelViewModels';
 
 /** Webview → host. Every inbound message goes through parseWebviewMessage before dispatch. */
 export type WebviewMessage =
@@ -104,13 +104,41 @@ export function isParseError(result: ParseResult): result is { error: string } {
   return 'error' in result;
 }
 
+const USAGE_NUMBERS = ['calls', 'unreportedCalls', 'promptTokens', 'cachedTokens', 'outputTokens', 'pricedCalls', 'cost', 'summaries', 'summarizedTokens'] as const;
+
+function isUsageFigures(value: unknown): value is UsageFigures {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return USAGE_NUMBERS.every((key) => typeof record[key] === 'number' && Number.isFinite(record[key]));
+}
+
+function isTurnUsage(value: unknown): value is TurnUsageView {
+  if (!isUsageFigures(value)) return false;
+  const record = value as unknown as Record<string, unknown>;
+  return typeof record['turn'] === 'number' && typeof record['request'] === 'string' && typeof record['when'] === 'string';
+}
+
+/** Shape check of a state's usage section (a saved state from an older version may lack or differ in it). */
+export function isUsageView(value: unknown): value is UsageView {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  const turns = record['recentTurns'];
+  return isUsageFigures(record['session']) && Array.isArray(turns) && turns.every(isTurnUsage) && typeof record['turnCount'] === 'number';
+}
+
+function isPanelStateShape(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const usage = (value as Record<string, unknown>)['usage'];
+  return usage === undefined || isUsageView(usage);
+}
+
 /** A light shape check for the webview side: the host is trusted, but a stale or foreign message is ignored. */
 export function isHostMessage(raw: unknown): raw is HostMessage {
   if (typeof raw !== 'object' || raw === null) return false;
   const record = raw as Record<string, unknown>;
   switch (record['type']) {
     case 'state':
-      return typeof record['state'] === 'object' && record['state'] !== null;
+      return isPanelStateShape(record['state']);
     case 'tokenCount':
       return typeof record['requestId'] === 'number' && typeof record['tokens'] === 'number';
     case 'notice':

@@ -3,7 +3,10 @@
 
 /** Tokens per part of the prompt; `free` is what is left of the usable budget. */
 export interface BudgetBreakdown {
+  /** The system prompt without the instructions section. */
   system: number;
+  /** The user's instruction files (AGENTS.md, .github/copilot-instructions.md) joined to the system prompt. */
+  instructions: number;
   tools: number;
   summary: number;
   messages: number;
@@ -96,6 +99,43 @@ export interface HistoryView {
   pinnable: PinView[];
 }
 
+/** Tokens, summaries and cost added up over some model calls (a turn, or the whole branch). */
+export interface UsageFigures {
+  /** Model calls whose usage the endpoint reported (the token figures add up these). */
+  calls: number;
+  /** Model calls without a usage report (failed or cut-off calls, servers that send none). */
+  unreportedCalls: number;
+  /** Prompt tokens as reported, cached ones included. */
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  /** Calls that reported a cost; `cost` adds up only these (USD). */
+  pricedCalls: number;
+  cost: number;
+  /** Compactions made (their summary calls report no usage, so they are counted apart). */
+  summaries: number;
+  /** Context tokens those summaries replaced (the sum of their tokensBefore). */
+  summarizedTokens: number;
+}
+
+export interface TurnUsageView extends UsageFigures {
+  /** 1-based position of the turn on the branch. */
+  turn: number;
+  /** The person's request, shortened to one line. */
+  request: string;
+  /** ISO timestamp of the request. */
+  when: string;
+}
+
+export interface UsageView {
+  /** Everything on the current branch. */
+  session: UsageFigures;
+  /** The last few turns, oldest first. */
+  recentTurns: TurnUsageView[];
+  /** All turns on the branch (recentTurns may hold fewer). */
+  turnCount: number;
+}
+
 export type BusyWhat = 'summarizing' | 'pruning' | 'applying';
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
@@ -111,6 +151,8 @@ export interface PanelState {
   /** `since` is an ISO timestamp. */
   busy?: { what: BusyWhat; since: string };
   history: HistoryView;
+  /** Tokens and cost per turn and for the branch; absent without a session. */
+  usage?: UsageView;
   notice?: Notice;
 }
 

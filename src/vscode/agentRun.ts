@@ -3,15 +3,20 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/agent/agentEvents';
 import { runAgent } from '../core/agent/agentLoop';
+import { readInstructionFiles } from '../core/agent/instructionFiles';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
+import { thresholdsFor } from '../core/budget/thresholds';
+import { prepareAttachments } from '../core/context/userAttachments';
 import { modelSummarizer } from '../core/compaction/modelSummarizer';
 import type { ModelError } from '../core/llm/modelStream';
 import { selectTools } from '../core/budget/toolSelection';
 import { functionName, ToolRegistry } from '../core/tools/toolRegistry';
+import type { UserAttachment } from '../core/session/entries';
 import type { ExternalTool } from '../core/tools/toolTypes';
+import type { ConfirmChange } from '../core/tools/workspaceAccess';
 import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
-import { changeConfirmation } from './changeConfirmation';
+import { readChatAttachments } from './chatAttachments';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import { externalTools } from './externalTools';
@@ -29,6 +34,8 @@ export interface AgentRunInput {
   token: vscode.CancellationToken;
   configuration: Configuration;
   review: CompactionReview;
+  /** Asked before a tool changes a file or runs a command. */
+  confirm: ConfirmChange;
 }
 
 function shortArguments(text: string): string {
@@ -129,6 +136,15 @@ class ContextFooter {
   }
 }
 
+/** The request's attachments, capped for this model's window; what was left out or shortened is said in the reply. */
+async function requestAttachments(input: AgentRunInput): Promise<UserAttachment[]> {
+  const read = await readChatAttachments(input.request.references);
+  const prepared = prepareAttachments(read.sources, thresholdsFor(input.bound.choice.contextWindow, input.configuration.settings));
+  const shortened = prepared.shortened.map((label) => `Attached ${label} was shortened to its head and tail to fit the context; the model can ask for the rest.`);
+  for (const note of [...read.skipped, ...shortened]) input.stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
+  return prepared.attachments;
+}
+
 export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const { session, bound, request, stream, token, configuration, review } = input;
   const abort = new AbortController();
@@ -153,8 +169,10 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
         stream.markdown(`*Offered ${selection.chosen.length} of ${optional.length} VS Code tools: all of them would take more than a quarter of this model's ${formatTokens(selection.limit * 4)}-token prompt budget (compactionAgent.tools.includeVsCodeTools).*\n\n`);
       }
     }
-    const workspace = vscodeWorkspaceAccess(changeConfirmation(configuration));
-    const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots() });
+    const workspace = vscodeWorkspaceAccess(input.confirm);
+    // A repository's instruction files steer the model: only a trusted workspace gets to do that.
+    const instructions = vscode.workspace.isTrusted ? await readInstructionFiles((file) => workspace.readFile(file)) : [];
+    const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots(), instructions });
     session.useRequestShape(registry.definitions(), systemPrompt);
     const deps = session.deps();
     if (!deps) throw new Error('The tokenizer could not be loaded.');
@@ -175,6 +193,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, abort.signal),
       signal: abort.signal,
       userText: request.prompt,
+      userAttachments: await requestAttachments(input),
       systemPrompt,
     });
     const footer = new ContextFooter();

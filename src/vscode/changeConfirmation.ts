@@ -2,38 +2,33 @@
 import * as vscode from 'vscode';
 import type { ConfirmChange, ConfirmRequest } from '../core/tools/workspaceAccess';
 import type { Configuration } from './configuration';
+import { reviewInDiff } from './diffReview';
+import type { ProposedContent } from './proposedContent';
 
-const PREVIEW_LINES = 12;
-
-function preview(text: string): string {
-  const lines = text.split('\n');
-  return lines.length > PREVIEW_LINES ? `${lines.slice(0, PREVIEW_LINES).join('\n')}\n… (${lines.length - PREVIEW_LINES} more lines)` : text;
+async function askCommand(request: Extract<ConfirmRequest, { kind: 'command' }>): Promise<boolean> {
+  const choice = await vscode.window.showWarningMessage(`@agent wants to run a command in ${request.cwd}`, { modal: true, detail: request.command }, 'Run');
+  return choice === 'Run';
 }
 
-function describe(request: ConfirmRequest): { message: string; detail: string; action: string } {
+function ask(request: ConfirmRequest, documents: ProposedContent, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
   switch (request.kind) {
     case 'command':
-      return { message: `@agent wants to run a command in ${request.cwd}`, detail: request.command, action: 'Run' };
+      return askCommand(request);
     case 'write':
-      return {
-        message: `@agent wants to ${request.created ? 'create' : 'overwrite'} ${vscode.workspace.asRelativePath(request.path)}`,
-        detail: preview(request.after),
-        action: request.created ? 'Create' : 'Overwrite',
-      };
+      return reviewInDiff({ path: request.path, before: request.before, after: request.after, verb: request.created ? 'create' : 'overwrite' }, documents, signal);
     case 'edit':
-      return {
-        message: `@agent wants to edit ${vscode.workspace.asRelativePath(request.path)}`,
-        detail: `Replace:\n${preview(request.before)}\n\nWith:\n${preview(request.after)}`,
-        action: 'Apply Edit',
-      };
+      return reviewInDiff({ path: request.path, before: request.before, after: request.after, verb: 'edit' }, documents, signal);
   }
 }
 
-export function changeConfirmation(configuration: Configuration): ConfirmChange {
-  return async (request) => {
-    if (!configuration.settings.tools.requireConfirmation) return true;
-    const { message, detail, action } = describe(request);
-    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
-    return choice === action;
+/** One confirmation at a time (two chats may ask at once): each waits for the previous answer. */
+export function changeConfirmation(configuration: Configuration, documents: ProposedContent): ConfirmChange {
+  let previous: Promise<unknown> = Promise.resolve();
+  return (request, signal) => {
+    if (!configuration.settings.tools.requireConfirmation) return Promise.resolve(true);
+    const answer = previous.then(() => ask(request, documents, signal));
+    previous = answer.catch(() => undefined);
+    return answer;
   };
 }

@@ -8,10 +8,12 @@ import type { ChatReplies } from './chatReplies';
 import { sessionIdFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
+import type { ConfirmChange } from '../core/tools/workspaceAccess';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import type { Logger } from './logger';
 import { bindModel } from './modelBinding';
+import { showSetup } from './setupReply';
 
 export const PARTICIPANT_ID = 'compactionAgent.agent';
 
@@ -25,6 +27,8 @@ export interface ParticipantDeps {
   showPanel: () => void;
   /** Records what each reply showed (read back by the extension-host tests). */
   replies: ChatReplies;
+  /** Asked before the agent's tools change files or run commands. */
+  confirmChange: ConfirmChange;
 }
 
 function titleFrom(prompt: string): string {
@@ -39,15 +43,9 @@ async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatConte
   return opened ?? (await deps.sessions.create(titleFrom(request.prompt)));
 }
 
-function showSetup(stream: vscode.ChatResponseStream): void {
-  stream.markdown('**No endpoint is configured.** Set the base URL of an OpenAI-compatible endpoint (and its model), then set its API key; or pick another model in the Chat view.');
-  stream.button({ command: 'compactionAgent.openSettings', title: 'Configure Endpoint' });
-  stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
-}
-
 async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   if (request.model.vendor === VENDOR && (request.model.id === SETUP_MODEL_ID || !deps.endpoint.configured)) {
-    showSetup(stream);
+    showSetup(stream, deps.endpoint);
     return {};
   }
   const session = await sessionFor(request, context, deps);
@@ -76,10 +74,10 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
         break;
       }
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange });
       break;
     default:
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange });
   }
   await deps.sessions.store.touch(session.id);
   return { metadata: metadata() };

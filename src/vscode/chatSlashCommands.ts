@@ -67,6 +67,7 @@ export async function contextCommand(input: SlashCommandInput): Promise<void> {
       '| part | tokens | of usable |',
       '| --- | ---: | ---: |',
       row('System prompt', view.breakdown.system),
+      ...(view.breakdown.instructions > 0 ? [row('Instruction files', view.breakdown.instructions)] : []),
       row('Tool definitions', view.breakdown.tools),
       row('Summary', view.breakdown.summary),
       row('Messages', view.breakdown.messages),

@@ -11,6 +11,7 @@ import type { CompactionEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
 import { toProposalView } from '../core/views/proposalView';
+import { toUsageView } from '../core/views/usageView';
 import type { BusyWhat, CompactionProposalView, Notice, PanelState } from '../shared/panelViewModels';
 import { emptyPanelState } from '../shared/panelViewModels';
 import type { AgentSession } from './agentSession';
@@ -55,12 +56,14 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     if (!measured) void session.ensureCounter().then(() => this.changed.fire());
     const pending = this.pending?.session === session ? this.pending : undefined;
     const budget = session.budgetView(measured);
+    const path = measured?.path ?? session.log.path();
     return {
       session: { id: session.id, title: session.title },
       ...(budget ? { budget } : {}),
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
-      history: toHistoryView(measured?.path ?? session.log.path(), measured?.counts),
+      history: toHistoryView(path, measured?.counts),
+      usage: toUsageView(path),
       ...(this.notice ? { notice: this.notice } : {}),
     };
   }

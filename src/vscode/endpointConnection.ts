@@ -3,15 +3,26 @@ import * as vscode from 'vscode';
 import { detectEndpointFlags } from '../core/llm/endpointFlags';
 import type { ModelInfo } from '../core/llm/modelList';
 import { OpenAiChatClient } from '../core/llm/openaiChatClient';
-import type { Settings } from '../core/settings/settings';
+import type { EndpointFlavor, Settings } from '../core/settings/settings';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { Configuration } from './configuration';
 import type { Logger } from './logger';
+
+/** An endpoint not saved yet (the guided setup tries it before writing the settings). */
+export interface EndpointCandidate {
+  baseUrl: string;
+  apiKey: string | undefined;
+  flavor: EndpointFlavor;
+}
+
+/** How long the guided setup waits for a listing: a wrong host should fail while the person is still looking. */
+const PROBE_TIMEOUT_MS = 15_000;
 
 export class EndpointConnection implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private models: Promise<ModelInfo[]> | undefined;
+  private listingError: string | undefined;
 
   /** Fires when the endpoint, its key or its models may have changed. */
   readonly onDidChangeEndpoint = this.changed.event;
@@ -23,6 +34,7 @@ export class EndpointConnection implements vscode.Disposable {
   ) {
     const reset = (): void => {
       this.models = undefined;
+      this.listingError = undefined;
       this.changed.fire();
     };
     this.subscriptions.push(configuration.onDidChangeSettings(reset), keys.onDidChangeApiKey(reset));
@@ -47,6 +59,26 @@ export class EndpointConnection implements vscode.Disposable {
     });
   }
 
+  /** Why the last listing of the configured endpoint failed (key-free), until the endpoint changes. */
+  get lastListingError(): string | undefined {
+    return this.listingError;
+  }
+
+  /** Lists the models of an endpoint that is not saved yet; rejects with a ModelCallError saying what went wrong. */
+  async listModelsAt(candidate: EndpointCandidate, signal?: AbortSignal): Promise<ModelInfo[]> {
+    const endpoint = this.configuration.settings.endpoint;
+    const client = new OpenAiChatClient({
+      baseUrl: candidate.baseUrl,
+      apiKey: candidate.apiKey ?? '',
+      model: 'model',
+      headers: endpoint.headers,
+      flags: detectEndpointFlags(candidate.baseUrl, { flavor: candidate.flavor }),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxRetries: 0,
+    });
+    return client.listModels(signal);
+  }
+
   /** The endpoint's models (the configured one first, or only it when the listing fails). */
   listModels(): Promise<ModelInfo[]> {
     this.models ??= this.fetchModels();
@@ -61,8 +93,10 @@ export class EndpointConnection implements vscode.Disposable {
     try {
       const client = await this.client(configured || 'model');
       listed = await client.listModels();
+      this.listingError = undefined;
     } catch (error) {
-      this.logger.warn(`Could not list the endpoint's models: ${error instanceof Error ? error.message : String(error)}`);
+      this.listingError = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`Could not list the endpoint's models: ${this.listingError}`);
     }
     if (!configured) return listed;
     const match = listed.find((model) => model.id === configured);

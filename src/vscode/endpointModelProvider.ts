@@ -5,13 +5,17 @@ import type { ChatRequest } from '../core/llm/modelStream';
 import { TokenCounter } from '../core/tokens/tokenCounter';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
+import { SET_UP_COMMAND } from './endpointSetup';
 import { fromLanguageModelMessages } from './languageModelMessages';
+import type { Logger } from './logger';
+import { OtherVendorModels } from './otherVendorModels';
 
 export const VENDOR = 'compaction-agent';
 
 /**
- * Offered while no endpoint is configured, so the Chat view can send to @agent even in VS Code builds
- * without any other model (code-server, VSCodium); @agent then answers with how to configure one.
+ * Offered while no endpoint model exists and no other vendor offers one, so the Chat view can send to @agent even
+ * in VS Code builds without any other model (code-server, VSCodium); @agent then answers with how to set one up.
+ * Hidden as soon as another vendor has a model: picked in that vendor's participants it could only fail.
  */
 export const SETUP_MODEL_ID = 'compaction-agent-setup';
 
@@ -19,20 +23,39 @@ interface EndpointModelInformation extends vscode.LanguageModelChatInformation {
   contextWindow: number;
 }
 
-export class EndpointModelProvider implements vscode.LanguageModelChatProvider<EndpointModelInformation> {
-  readonly onDidChangeLanguageModelChatInformation: vscode.Event<void>;
+export class EndpointModelProvider implements vscode.LanguageModelChatProvider<EndpointModelInformation>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly otherModels: OtherVendorModels;
+  private readonly subscriptions: vscode.Disposable[];
+  private readonly reportedFailures = new Set<string>();
+  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
 
   constructor(
     private readonly endpoint: EndpointConnection,
     private readonly configuration: Configuration,
+    logger: Logger,
   ) {
-    this.onDidChangeLanguageModelChatInformation = endpoint.onDidChangeEndpoint;
+    this.otherModels = new OtherVendorModels(VENDOR, logger);
+    this.subscriptions = [
+      this.otherModels,
+      this.otherModels.onDidChange(() => this.changed.fire()),
+      endpoint.onDidChangeEndpoint(() => {
+        this.reportedFailures.clear();
+        this.changed.fire();
+      }),
+    ];
   }
 
-  async provideLanguageModelChatInformation(): Promise<EndpointModelInformation[]> {
+  /** Honours `silent`: a failed listing is only reported when the workbench says the person may be prompted. */
+  async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions): Promise<EndpointModelInformation[]> {
     const settings = this.configuration.settings;
-    if (!this.endpoint.configured) return [setupModel()];
+    if (!this.endpoint.configured) return this.placeholder('No endpoint is configured yet');
     const models = await this.endpoint.listModels();
+    if (models.length === 0) {
+      const failure = this.endpoint.lastListingError;
+      if (failure && !options.silent) this.reportListingFailure(settings.endpoint.baseUrl, failure);
+      return this.placeholder(failure ? `The endpoint's models could not be listed (${failure})` : 'The endpoint lists no models');
+    }
     return models.map((model) => {
       const window = resolveContextWindow({
         setting: settings.context.windowTokens,
@@ -55,6 +78,19 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     });
   }
 
+  private placeholder(reason: string): EndpointModelInformation[] {
+    return this.otherModels.available ? [] : [setupModel(reason)];
+  }
+
+  private reportListingFailure(baseUrl: string, failure: string): void {
+    if (this.reportedFailures.has(failure)) return;
+    this.reportedFailures.add(failure);
+    void vscode.window.showErrorMessage(`Compaction Agent could not list the models at ${baseUrl}: ${failure}`, 'Set Up Endpoint', 'Open Settings').then((choice) => {
+      if (choice === 'Set Up Endpoint') void vscode.commands.executeCommand(SET_UP_COMMAND);
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('compactionAgent.openSettings');
+    });
+  }
+
   async provideLanguageModelChatResponse(
     model: EndpointModelInformation,
     messages: readonly vscode.LanguageModelChatRequestMessage[],
@@ -63,7 +99,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     token: vscode.CancellationToken,
   ): Promise<void> {
     if (model.id === SETUP_MODEL_ID) {
-      throw new Error('No endpoint is configured for Compaction Agent: set compactionAgent.endpoint.baseUrl (Compaction Agent: Open Settings).');
+      throw new Error('Compaction Agent has no endpoint model yet: run Compaction Agent: Set Up Endpoint, then pick one of its models.');
     }
     const abort = new AbortController();
     const subscription = token.onCancellationRequested(() => abort.abort());
@@ -94,15 +130,20 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     if (typeof text === 'string') return counter.countText(text);
     return counter.countMessages(fromLanguageModelMessages([text]));
   }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changed.dispose();
+  }
 }
 
-function setupModel(): EndpointModelInformation {
+function setupModel(reason: string): EndpointModelInformation {
   return {
     id: SETUP_MODEL_ID,
     name: 'Compaction Agent (set up an endpoint)',
     family: SETUP_MODEL_ID,
     version: '1',
-    tooltip: 'No endpoint is configured yet: choose this and ask @agent, or run Compaction Agent: Open Settings.',
+    tooltip: `${reason}: choose this and ask @agent, or run Compaction Agent: Set Up Endpoint.`,
     maxInputTokens: 100_000,
     maxOutputTokens: 4096,
     contextWindow: 128_000,

@@ -79,5 +79,5 @@ export async function modelForCommands(lastModel: ModelRef | undefined): Promise
   const ours = await vscode.lm.selectChatModels({ vendor: VENDOR });
   const usable = ours.find((model) => model.id !== SETUP_MODEL_ID);
   if (usable) return usable;
-  throw new Error('No language model to summarize with: configure an endpoint (Compaction Agent: Open Settings) or send a message to @agent with a model chosen in the Chat view.');
+  throw new Error('No language model to summarize with: configure an endpoint (Compaction Agent: Set Up Endpoint) or send a message to @agent with a model chosen in the Chat view.');
 }

@@ -1,4 +1,4 @@
-// The command palette: restore before a compaction, switch branch, compact, prune, budget, sessions, key, settings.
+// The command palette: restore before a compaction, switch branch, compact, prune, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
@@ -8,6 +8,8 @@ import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
+import type { EndpointConnection } from './endpointConnection';
+import { runEndpointSetup } from './endpointSetup';
 import { describeCompaction } from '../core/views/compactionDescription';
 import { entryTitle } from '../core/views/historyView';
 
@@ -16,6 +18,7 @@ export interface CommandDeps {
   review: CompactionReview;
   keys: ApiKeyStore;
   configuration: Configuration;
+  endpoint: EndpointConnection;
   showPanel: () => void;
 }
 
@@ -28,6 +31,7 @@ export const COMMAND_IDS = [
   'compactionAgent.pruneNow',
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
+  'compactionAgent.setUp',
   'compactionAgent.setApiKey',
   'compactionAgent.clearApiKey',
   'compactionAgent.openSettings',
@@ -137,6 +141,8 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       void vscode.window.showInformationMessage(`Imported "${record.title}" (${session?.log.tree.entries.length ?? 0} entries)${warnings.length ? `, with ${warnings.length} warning(s)` : ''}.`);
       deps.showPanel();
     },
+    // Also the language-model provider's managementCommand: VS Code passes the vendor, which is ignored.
+    'compactionAgent.setUp': () => runEndpointSetup(deps),
     'compactionAgent.setApiKey': async () => {
       if (await deps.keys.prompt()) void vscode.window.showInformationMessage('Compaction Agent: API key saved in secret storage.');
     },

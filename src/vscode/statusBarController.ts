@@ -1,4 +1,4 @@
-// Owns the "Context budget" status bar item: percent used, breakdown tooltip, warning/error colours.
+// Owns the "Context budget" status bar item: percent used, breakdown and session-cost tooltip, warning/error colours.
 
 import * as vscode from 'vscode';
 import {
@@ -8,7 +8,8 @@ import {
   budgetTooltipMarkdown,
 } from '../shared/budgetFormat';
 import type { BudgetThresholds } from '../shared/budgetFormat';
-import type { BudgetView } from '../shared/panelViewModels';
+import type { BudgetView, UsageFigures } from '../shared/panelViewModels';
+import { usageTooltipMarkdown } from '../shared/usageFormat';
 
 export const STATUS_BAR_ITEM_ID = 'compactionAgent.budget';
 export const SHOW_BUDGET_COMMAND = 'compactionAgent.showBudget';
@@ -40,15 +41,15 @@ export class StatusBarController implements vscode.Disposable {
     return this.isShown;
   }
 
-  /** Shows the budget of the active session; undefined (no session) hides the item. */
-  update(budget: BudgetView | undefined, thresholds: BudgetThresholds): void {
+  /** Shows the budget of the active session (and its tokens and cost in the tooltip); undefined (no session) hides the item. */
+  update(budget: BudgetView | undefined, thresholds: BudgetThresholds, usage?: UsageFigures): void {
     if (!budget) {
       this.item.hide();
       this.isShown = false;
       return;
     }
     this.item.text = budgetStatusText(budget);
-    const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget), true);
+    const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget) + (usage ? usageTooltipMarkdown(usage) : ''), true);
     tooltip.isTrusted = false;
     tooltip.supportHtml = false;
     this.item.tooltip = tooltip;

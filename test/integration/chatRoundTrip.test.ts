@@ -55,6 +55,6 @@ describe('chat round trip', () => {
     await newChatThread();
     const setup = await sendChat('@agent hello', 'compaction-agent-setup');
     assert.match(setup.reply.text, /No endpoint is configured/);
-    assert.ok(setup.reply.buttons.includes('Configure Endpoint'));
+    assert.ok(setup.reply.buttons.includes('Set Up Endpoint'));
   });
 });

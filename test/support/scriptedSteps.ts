@@ -4,6 +4,8 @@ export interface ScriptedUsage {
   promptTokens: number;
   completionTokens: number;
   cachedTokens?: number;
+  /** Sent as OpenRouter's `usage.cost` (USD); any value, so tests can send absurd ones. */
+  cost?: unknown;
 }
 
 export interface ScriptedToolCall {

@@ -40,6 +40,7 @@ export function wireUsage(usage: ScriptedUsage): Json {
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
     ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+    ...(usage.cost !== undefined ? { cost: usage.cost } : {}),
   };
 }
 

@@ -31,6 +31,15 @@ function entry(id, kind, title, tokens, text, pinned = false) {
   return { id, kind, title, tokens, text, pinned };
 }
 
+/** UsageFigures (src/shared/panelViewModels.ts) with zeros for what is not given. */
+function figures(extra) {
+  return { calls: 0, unreportedCalls: 0, promptTokens: 0, cachedTokens: 0, outputTokens: 0, pricedCalls: 0, cost: 0, summaries: 0, summarizedTokens: 0, ...extra };
+}
+
+function turnUsage(turn, request, minutesAgo, extra) {
+  return { ...figures(extra), turn, request, when: new Date(Date.now() - minutesAgo * 60000).toISOString() };
+}
+
 export function sampleState() {
   return {
     session: { id: 's1', title: 'Crash-safe session log' },
@@ -57,6 +66,15 @@ export function sampleState() {
       ],
       pins: [{ entryId: 'e4', title: 'Now add compaction', tokens: 30 }],
       pinnable: [{ entryId: 'e5', title: 'Use the exact tokenizer for gpt-4.1', tokens: 22 }],
+    },
+    usage: {
+      session: figures({ calls: 41, unreportedCalls: 1, promptTokens: 1_204_000, cachedTokens: 771_000, outputTokens: 12_400, pricedCalls: 41, cost: 0.8412, summaries: 2, summarizedTokens: 194_000 }),
+      recentTurns: [
+        turnUsage(14, 'import pi sessions into the session store', 190, { calls: 9, promptTokens: 402_000, cachedTokens: 301_000, outputTokens: 3_100, pricedCalls: 9, cost: 0.2714, summaries: 1, summarizedTokens: 98_000 }),
+        turnUsage(15, 'Make the session log crash-safe', 75, { calls: 6, promptTokens: 233_000, cachedTokens: 171_000, outputTokens: 2_200, pricedCalls: 6, cost: 0.1502 }),
+        turnUsage(16, 'Now add compaction', 12, { calls: 4, unreportedCalls: 1, promptTokens: 151_000, cachedTokens: 118_000, outputTokens: 900, pricedCalls: 4, cost: 0.0918, summaries: 1, summarizedTokens: 96_000 }),
+      ],
+      turnCount: 16,
     },
   };
 }
@@ -85,6 +103,7 @@ export function hostileState(payloads, index) {
     pins: [{ entryId: 'p', title: one, tokens: 1 }],
     pinnable: [{ entryId: 'q', title: one, tokens: 1 }],
   };
+  state.usage = { ...state.usage, recentTurns: payloads.slice(0, 5).map((payload, i) => turnUsage(i + 1, payload, i, { calls: 1, promptTokens: 10 })) };
   return state;
 }
 

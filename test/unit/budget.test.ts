@@ -1,11 +1,11 @@
 // The meter's pieces: context-window resolution, thresholds that scale with the window, and the before-call decision.
 import { describe, expect, it } from 'vitest';
-import { decideBeforeCall, type Budget } from '../../src/core/budget/budget';
+import { compactAtTokens, decideBeforeCall, type Budget } from '../../src/core/budget/budget';
 import { resolveContextWindow } from '../../src/core/budget/contextWindow';
 import { RULES, thresholdsFor } from '../../src/core/budget/thresholds';
 import { defaultSettings } from '../../src/core/settings/settings';
 
-const settings = { autoCompact: true, pruningEnabled: true, prunableTokens: 0, pruneAtPercent: 80 };
+const settings = { autoCompact: true, pruningEnabled: true, prunableTokens: 0, pruneAtPercent: 80, compactAt: Number.POSITIVE_INFINITY };
 
 describe('resolveContextWindow', () => {
   it('prefers the setting, then model metadata, then the endpoint list, then 128k', () => {
@@ -83,7 +83,7 @@ describe('decideBeforeCall', () => {
     basis: 'report',
     estimated: false,
     exact: true,
-    breakdown: { system: 0, tools: 0, summary: 0, messages: used, toolResults: 0 },
+    breakdown: { system: 0, instructions: 0, tools: 0, summary: 0, messages: used, toolResults: 0 },
     free: Math.max(0, usable - used),
     percent: (used / usable) * 100,
   });
@@ -98,5 +98,17 @@ describe('decideBeforeCall', () => {
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, pruningEnabled: false, prunableTokens: 30_000 })).toBe('compact');
     expect(decideBeforeCall(at(usable - 1_000), settings)).toBe('ok');
     expect(decideBeforeCall(at(usable + 5_000), { ...settings, autoCompact: false })).toBe('ok');
+  });
+
+  it('compacts at a trigger percent below the usable budget, never under what a compaction leaves', () => {
+    const half = compactAtTokens(at(0), { keepRecent: 20_000, summaryTokens: 13_107 }, 50);
+    expect(half).toBe(Math.floor(usable / 2));
+    expect(decideBeforeCall(at(half + 1_000), { ...settings, compactAt: half })).toBe('compact');
+    expect(decideBeforeCall(at(half + 1_000), { ...settings, compactAt: half, prunableTokens: 5_000 })).toBe('prune');
+    expect(decideBeforeCall(at(half - 1_000), { ...settings, compactAt: half })).toBe('ok');
+    // At a small budget the floor wins: fixed prompt + summary room + kept tail.
+    const small = { ...at(0), usable: 7_000, breakdown: { ...at(0).breakdown, system: 2_000, tools: 1_500 } };
+    expect(compactAtTokens(small, { keepRecent: 1_024, summaryTokens: 1_024 }, 10)).toBe(5_548);
+    expect(compactAtTokens(at(0), { keepRecent: 20_000, summaryTokens: 13_107 }, 0)).toBe(usable);
   });
 });

@@ -1,5 +1,5 @@
-// The manifest against the code: contributed commands match the registered ids, contributed settings match SETTING_SPECS.
-import { readFileSync } from 'node:fs';
+// The manifest against the code: commands, menus, walkthrough and context keys match the code; settings match SETTING_SPECS.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTING_SPECS, SETTINGS_SECTION, USER_ONLY_SETTINGS, type SettingSpec } from '../../src/core/settings/settings';
@@ -28,6 +28,29 @@ function codeCommands(): string[] {
   const block = /export const COMMAND_IDS = \[([\s\S]*?)\] as const;/.exec(source)?.[1];
   if (block === undefined) throw new Error('COMMAND_IDS not found in paletteCommands.ts');
   return [...block.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');
+}
+
+/** CONTEXT_KEYS as written in contextKeys.ts (read, not imported, for the same reason). */
+function codeContextKeys(): string[] {
+  const source = readFileSync(join(ROOT, 'src/vscode/contextKeys.ts'), 'utf8');
+  const block = /export const CONTEXT_KEYS = \{([\s\S]*?)\} as const;/.exec(source)?.[1];
+  if (block === undefined) throw new Error('CONTEXT_KEYS not found in contextKeys.ts');
+  return [...block.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+/** Every menu entry the manifest contributes, with the menu it is in. */
+function menuEntries(): Array<{ menu: string; command: unknown; when: unknown }> {
+  const menus = contributes().menus;
+  if (!isRecord(menus)) return [];
+  return Object.entries(menus).flatMap(([menu, entries]) => records(entries).map((entry) => ({ menu, command: entry.command, when: entry.when })));
+}
+
+function walkthroughSteps(): Record<string, unknown>[] {
+  return records(contributes().walkthroughs).flatMap((walkthrough) => records(walkthrough.steps));
 }
 
 function manifestSettings(): Record<string, Record<string, unknown>> {
@@ -83,6 +106,52 @@ describe('manifest vs code', () => {
       expect({ key, ...actual }).toEqual({ key, ...expected });
       if (spec.kind === 'number') expect(['number', 'integer'], key).toContain(schema.type);
     }
+  });
+});
+
+describe('menus, walkthrough and model provider', () => {
+  it('puts only contributed commands into menus, with when clauses on keys the extension sets', () => {
+    const commands = new Set(manifestCommands());
+    const keys = new Set(codeContextKeys());
+    const entries = menuEntries();
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      expect(commands.has(String(entry.command)), `${entry.menu}: ${String(entry.command)}`).toBe(true);
+      const used = typeof entry.when === 'string' ? [...entry.when.matchAll(/compactionAgent\.[A-Za-z]+/g)].map((match) => match[0]) : [];
+      for (const key of used) expect(keys.has(key), `${entry.menu} ${String(entry.command)}: ${key}`).toBe(true);
+    }
+  });
+
+  it('offers Show Context Budget in the Chat view title', () => {
+    const entry = menuEntries().find((candidate) => candidate.menu === 'view/title' && candidate.command === 'compactionAgent.showBudget');
+    expect(entry?.when).toMatch(/view == workbench\.panel\.chat\.view\.copilot/);
+  });
+
+  it('has a walkthrough of three steps whose media ship in the VSIX and whose links and events name real commands and keys', () => {
+    const steps = walkthroughSteps();
+    expect(steps).toHaveLength(3);
+    const commands = new Set(manifestCommands());
+    const keys = new Set(codeContextKeys());
+    const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n');
+    expect(ignore).toContain('!media/walkthrough/**');
+    for (const step of steps) {
+      const media = isRecord(step.media) ? step.media.markdown : undefined;
+      expect(typeof media === 'string' && media.startsWith('media/walkthrough/'), String(step.id)).toBe(true);
+      expect(existsSync(join(ROOT, String(media))), String(media)).toBe(true);
+      const links = [...String(step.description).matchAll(/command:(compactionAgent\.[A-Za-z]+)/g)].map((match) => match[1] ?? '');
+      for (const link of links) expect(commands.has(link), link).toBe(true);
+      for (const event of Array.isArray(step.completionEvents) ? step.completionEvents : []) {
+        const [kind, name] = String(event).split(':');
+        if (kind === 'onContext') expect(keys.has(name ?? ''), String(event)).toBe(true);
+        if (kind === 'onCommand') expect(commands.has(name ?? ''), String(event)).toBe(true);
+      }
+    }
+  });
+
+  it('points the model provider\'s managementCommand at the guided setup', () => {
+    const providers = records(contributes().languageModelChatProviders);
+    expect(providers.map((provider) => provider.managementCommand)).toEqual(['compactionAgent.setUp']);
+    expect(manifestCommands()).toContain('compactionAgent.setUp');
   });
 });
 

@@ -1,6 +1,6 @@
 // The webview → host validator: every valid kind passes unchanged, malformed and unknown messages are rejected with a reason.
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_LIMITS, isHostMessage, isParseError, parseWebviewMessage } from '../../src/shared/panelProtocol';
+import { PROTOCOL_LIMITS, isHostMessage, isParseError, isUsageView, parseWebviewMessage } from '../../src/shared/panelProtocol';
 import type { WebviewMessage } from '../../src/shared/panelProtocol';
 
 const valid: WebviewMessage[] = [
@@ -107,5 +107,29 @@ describe('isHostMessage', () => {
     expect(isHostMessage({ type: 'tokenCount', requestId: '1', tokens: 10 })).toBe(false);
     expect(isHostMessage({ type: 'ready' })).toBe(false);
     expect(isHostMessage(null)).toBe(false);
+  });
+});
+
+describe('usage in the panel state', () => {
+  const figures = { calls: 2, unreportedCalls: 0, promptTokens: 10, cachedTokens: 5, outputTokens: 1, pricedCalls: 1, cost: 0.5, summaries: 0, summarizedTokens: 0 };
+  const usage = { session: figures, recentTurns: [{ ...figures, turn: 1, request: 'fix it', when: '2025-01-01T00:00:00Z' }], turnCount: 1 };
+  const history = { compactions: [], pins: [], pinnable: [] };
+
+  it('accepts a state with a well-formed usage section, or none', () => {
+    expect(isUsageView(usage)).toBe(true);
+    expect(isHostMessage({ type: 'state', state: { history, usage } })).toBe(true);
+    expect(isHostMessage({ type: 'state', state: { history } })).toBe(true);
+  });
+
+  it.each([
+    ['no session figures', { ...usage, session: undefined }],
+    ['a non-numeric cost', { ...usage, session: { ...figures, cost: '0.5' } }],
+    ['a non-finite count', { ...usage, session: { ...figures, promptTokens: Number.NaN } }],
+    ['turns that are not a list', { ...usage, recentTurns: {} }],
+    ['a turn without its request', { ...usage, recentTurns: [{ ...figures, turn: 1, when: 'x' }] }],
+    ['no turn count', { session: figures, recentTurns: [] }],
+  ])('rejects a usage section with %s', (_what, bad) => {
+    expect(isUsageView(bad)).toBe(false);
+    expect(isHostMessage({ type: 'state', state: { history, usage: bad } })).toBe(false);
   });
 });

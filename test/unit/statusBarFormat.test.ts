@@ -23,7 +23,7 @@ function budget(overrides: Partial<BudgetView> = {}): BudgetView {
     estimated: false,
     unknown: false,
     exact: true,
-    breakdown: { system: 2100, tools: 3400, summary: 1800, messages: 21_000, toolResults: 24_800, free: 58_516 },
+    breakdown: { system: 2100, instructions: 0, tools: 3400, summary: 1800, messages: 21_000, toolResults: 24_800, free: 58_516 },
     model: 'gpt-4.1-mini',
     windowSource: "from the model's metadata",
     windowKnown: true,

@@ -1,7 +1,7 @@
 // The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
 import { buildContext } from '../context/contextBuilder';
 import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
-import type { AssistantEntry, UserEntry } from '../session/entries';
+import type { AssistantEntry, UserAttachment, UserEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import type { Calibration } from '../budget/calibration';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
@@ -46,6 +46,8 @@ export interface AgentOptions {
   signal: AbortSignal;
   /** Appended as the user's message first; omit to continue from the current leaf. */
   userText?: string;
+  /** Files and selections the user attached to that message (already capped, see userAttachments.ts). */
+  userAttachments?: UserAttachment[];
   systemPrompt?: string;
   systemRole?: 'system' | 'developer';
   maxSteps?: number;
@@ -226,7 +228,10 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
   const state: LoopState = { gate, deps, steps: 0, overflowRecoveries: 0, calls: new Set() };
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   let userEntry: UserEntry | undefined;
-  if (options.userText !== undefined) userEntry = (await options.log.append({ type: 'user', text: options.userText })) as UserEntry;
+  if (options.userText !== undefined) {
+    const attachments = options.userAttachments?.length ? { attachments: options.userAttachments } : {};
+    userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments })) as UserEntry;
+  }
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
   let reason: DoneReason | 'next' = 'next';
   while (reason === 'next') {

@@ -1,6 +1,7 @@
 // Proposes a compaction (cut plan + summary) and applies it as a CompactionEntry; shared by the loop, /compact and the UI.
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
+import { compactAtTokens } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
 import { planCompaction } from '../compaction/cutPlan';
 import type { SummarizeResult } from '../compaction/summarizer';
@@ -86,10 +87,11 @@ export async function proposeCompaction(log: AgentLog, options: ProposeOptions):
   const path = log.path();
   const measured = measureContext(path, options);
   const { budget, thresholds } = measured;
-  const fixedTokens = budget.breakdown.system + budget.breakdown.tools;
+  const fixedTokens = budget.breakdown.system + budget.breakdown.instructions + budget.breakdown.tools;
   const plan = planCompaction(path, measured.costs, {
     keepRecentTokens: thresholds.keepRecent,
-    usable: budget.usable,
+    // With a trigger percent set, the plan aims below the trigger, so the next turn does not compact again.
+    usable: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),
     fixedTokens,
     currentSummaryTokens: budget.breakdown.summary,
     summaryRoom: thresholds.summaryTokens,

@@ -1,7 +1,7 @@
 // Before each model call: prune or compact when the meter asks for it, and never send a prompt that cannot fit.
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
-import { decideBeforeCall, type BeforeCallDecision } from '../budget/budget';
+import { compactAtTokens, decideBeforeCall, type BeforeCallDecision } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
 import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
@@ -143,6 +143,7 @@ function decide(measured: MeasuredContext, deps: CountingDeps): BeforeCallDecisi
     pruningEnabled: deps.settings.pruning.enabled,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: measured.thresholds.pruneAtPercent,
+    compactAt: compactAtTokens(measured.budget, measured.thresholds, deps.settings.compaction.triggerPercent),
   });
 }
 

@@ -1,4 +1,5 @@
 // The agent's system prompt: its tools, how pruned and shortened outputs come back, and what summaries mean.
+import { instructionsSection, type InstructionFile } from './instructionFiles';
 
 export interface SystemPromptOptions {
   /** Tool names offered to the model (built-ins and external ones). */
@@ -6,6 +7,8 @@ export interface SystemPromptOptions {
   workspaceRoots?: readonly string[];
   /** Extra project instructions appended at the end (e.g. from a settings file). */
   extra?: string;
+  /** The user's instruction files (AGENTS.md, .github/copilot-instructions.md): the last section, delimited. */
+  instructions?: readonly InstructionFile[];
 }
 
 const BUILTIN_HINTS: Record<string, string> = {
@@ -40,5 +43,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     ].join('\n'),
   ];
   if (options.extra?.trim()) parts.push(options.extra.trim());
+  const instructions = instructionsSection(options.instructions ?? []);
+  if (instructions) parts.push(instructions);
   return parts.join('\n\n');
 }

@@ -30,7 +30,19 @@ export interface Budget {
 }
 
 export function sumBreakdown(breakdown: BudgetBreakdown): number {
-  return breakdown.system + breakdown.tools + breakdown.summary + breakdown.messages + breakdown.toolResults;
+  return breakdown.system + breakdown.instructions + breakdown.tools + breakdown.summary + breakdown.messages + breakdown.toolResults;
+}
+
+/**
+ * Where automatic compaction starts. 0 % (the default): at the usable budget. A set percentage compacts
+ * earlier, but never below the fixed prompt plus the summary room and the kept tail (a trigger under what a
+ * compaction leaves behind would compact on every turn); never above the usable budget.
+ */
+export function compactAtTokens(budget: Budget, limits: { keepRecent: number; summaryTokens: number }, triggerPercent: number): number {
+  if (!(triggerPercent > 0) || triggerPercent >= 100) return budget.usable;
+  const fixed = budget.breakdown.system + budget.breakdown.instructions + budget.breakdown.tools;
+  const floor = fixed + limits.summaryTokens + limits.keepRecent;
+  return Math.min(budget.usable, Math.max(floor, Math.floor((budget.usable * triggerPercent) / 100)));
 }
 
 export interface DecisionSettings {
@@ -44,6 +56,8 @@ export interface DecisionSettings {
    * on, so it is considered only above this fill level, never as routine housekeeping on every turn.
    */
   pruneAtPercent: number;
+  /** Where automatic compaction starts, in the budget's units (usable unless a trigger percent is set). */
+  compactAt: number;
 }
 
 export type BeforeCallDecision = 'ok' | 'prune' | 'compact';
@@ -54,9 +68,10 @@ export type BeforeCallDecision = 'ok' | 'prune' | 'compact';
  * overflows (filling up to `usable` is fine: compaction loses detail).
  */
 export function decideBeforeCall(budget: Budget, settings: DecisionSettings): BeforeCallDecision {
-  if (budget.percent < settings.pruneAtPercent) return 'ok';
+  const limit = Math.min(budget.usable, settings.compactAt);
+  if (budget.percent < settings.pruneAtPercent && budget.used <= limit) return 'ok';
   const prunable = settings.pruningEnabled ? settings.prunableTokens : 0;
-  if (prunable > 0 && budget.used - prunable <= budget.usable) return 'prune';
-  if (budget.used <= budget.usable) return 'ok';
+  if (prunable > 0 && budget.used - prunable <= limit) return 'prune';
+  if (budget.used <= limit) return 'ok';
   return settings.autoCompact ? 'compact' : 'ok';
 }

@@ -1,4 +1,5 @@
 // Counts the context a path sends, by budget part, and finds the last reported usage to anchor the estimate on.
+import { splitInstructions } from '../agent/instructionFiles';
 import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
 import { buildContext, carriedRequest, type BuildContextOptions } from '../context/contextBuilder';
 import type { SessionEntry } from '../session/entries';
@@ -33,11 +34,17 @@ function reportOf(entry: SessionEntry | undefined, counter: TokenCounter): numbe
   return entry.usage.promptTokens;
 }
 
-/** The system prompt repeats on every step: counted once per counter and text. */
-const systemCounts = new WeakMap<TokenCounter, Map<string, number>>();
+/** The system message's tokens: the base prompt and the user's instruction files (its last section), apart. */
+interface SystemCount {
+  system: number;
+  instructions: number;
+}
 
-function countSystem(counter: TokenCounter, options: BuildContextOptions): number {
-  if (options.systemPrompt === undefined) return 0;
+/** The system prompt repeats on every step: counted once per counter and text. */
+const systemCounts = new WeakMap<TokenCounter, Map<string, SystemCount>>();
+
+function countSystem(counter: TokenCounter, options: BuildContextOptions): SystemCount {
+  if (options.systemPrompt === undefined) return { system: 0, instructions: 0 };
   const message: ChatMessage = { role: options.systemRole ?? 'system', content: options.systemPrompt };
   const key = `${message.role}\u0000${options.systemPrompt}`;
   let known = systemCounts.get(counter);
@@ -45,18 +52,29 @@ function countSystem(counter: TokenCounter, options: BuildContextOptions): numbe
     known = new Map();
     systemCounts.set(counter, known);
   }
-  let tokens = known.get(key);
-  if (tokens === undefined) {
+  let counted = known.get(key);
+  if (counted === undefined) {
     if (known.size >= 8) known.clear();
-    tokens = counter.countMessage(message);
-    known.set(key, tokens);
+    const whole = counter.countMessage(message);
+    const { instructions } = splitInstructions(options.systemPrompt);
+    // The section's own tokens, never more than the message: the parts still add up to the whole.
+    const section = instructions === '' ? 0 : Math.min(whole, counter.countText(instructions));
+    counted = { system: whole - section, instructions: section };
+    known.set(key, counted);
   }
-  return tokens;
+  return counted;
 }
 
-function finish(state: BodyState, system: number, tools: number, changed: boolean): ContextCounts {
-  const fixed = system + tools + REPLY_PRIMING;
-  const breakdown: BudgetBreakdown = { system, tools, summary: state.summary, messages: REPLY_PRIMING + state.messages, toolResults: state.toolResults };
+function finish(state: BodyState, system: SystemCount, tools: number, changed: boolean): ContextCounts {
+  const fixed = system.system + system.instructions + tools + REPLY_PRIMING;
+  const breakdown: BudgetBreakdown = {
+    system: system.system,
+    instructions: system.instructions,
+    tools,
+    summary: state.summary,
+    messages: REPLY_PRIMING + state.messages,
+    toolResults: state.toolResults,
+  };
   const lastReport = state.report && !changed ? { promptTokens: state.report.promptTokens, countedPrompt: fixed + state.report.before } : null;
   return { breakdown, lastReport };
 }

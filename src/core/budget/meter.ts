@@ -88,17 +88,19 @@ function scaledCosts(counts: EntryCounts, ratio: number): EntryCosts {
 function endpointBreakdown(raw: BudgetBreakdown, ratio: number, tools: number, used: number): BudgetBreakdown {
   const parts: BudgetBreakdown = {
     system: Math.round(raw.system * ratio),
+    instructions: Math.round(raw.instructions * ratio),
     tools,
     summary: Math.round(raw.summary * ratio),
     messages: Math.round(raw.messages * ratio),
     toolResults: Math.round(raw.toolResults * ratio),
   };
-  const content = parts.system + parts.summary + parts.messages + parts.toolResults;
+  const content = parts.system + parts.instructions + parts.summary + parts.messages + parts.toolResults;
   const target = used - tools;
   if (content <= 0 || target === content) return parts;
   const factor = Math.max(0, target) / content;
-  const spread = { ...parts, system: Math.round(parts.system * factor), summary: Math.round(parts.summary * factor), toolResults: Math.round(parts.toolResults * factor) };
-  spread.messages = Math.max(0, target - spread.system - spread.summary - spread.toolResults);
+  const scale = (tokens: number): number => Math.round(tokens * factor);
+  const spread = { ...parts, system: scale(parts.system), instructions: scale(parts.instructions), summary: scale(parts.summary), toolResults: scale(parts.toolResults) };
+  spread.messages = Math.max(0, target - spread.system - spread.instructions - spread.summary - spread.toolResults);
   return spread;
 }
 

@@ -5,7 +5,7 @@ import type { SessionEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import { CountCache } from '../tokens/countCache';
 import { TokenCounter } from '../tokens/tokenCounter';
-import { decideBeforeCall, type BeforeCallDecision, type Budget } from './budget';
+import { compactAtTokens, decideBeforeCall, type BeforeCallDecision, type Budget } from './budget';
 import type { Calibration } from './calibration';
 import { measureContext, type CountingDeps } from './meter';
 import type { PrunePlan } from './prunePlan';
@@ -66,7 +66,7 @@ export async function planReport(path: SessionEntry[], options: PlanReportOption
   };
   const measured = measureContext(path, deps);
   const { budget, thresholds } = measured;
-  const fixed = budget.breakdown.system + budget.breakdown.tools;
+  const fixed = budget.breakdown.system + budget.breakdown.instructions + budget.breakdown.tools;
   const cut = planCompaction(path, measured.costs, {
     keepRecentTokens: thresholds.keepRecent,
     usable: budget.usable,
@@ -79,6 +79,7 @@ export async function planReport(path: SessionEntry[], options: PlanReportOption
     pruningEnabled: options.settings.pruning.enabled,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: thresholds.pruneAtPercent,
+    compactAt: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),
   });
   const minimumAfter = cut?.minimumAfter ?? budget.used;
   return {

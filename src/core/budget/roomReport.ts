@@ -26,6 +26,7 @@ function largestParts(measured: MeasuredContext): string[] {
   const parts: Array<{ label: string; size: number }> = [
     { label: 'the tool definitions', size: budget.breakdown.tools },
     { label: 'the system prompt', size: budget.breakdown.system },
+    { label: 'your instruction files (AGENTS.md, .github/copilot-instructions.md)', size: budget.breakdown.instructions },
   ];
   for (const entry of contextSpan(measured.path).messages) {
     const size = (pruned.has(entry.id) ? measured.costs.pruned : measured.costs.full).get(entry.id) ?? 0;

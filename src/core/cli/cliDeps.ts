@@ -1,7 +1,7 @@
 // What CLI command handlers depend on: output sinks, file I/O and the token counter (injected so tests can swap them).
 import type { ChatMessage } from '../context/chatMessage';
 import type { FileIo } from '../storage/fileIo';
-import type { ParsedArgs } from './cliArgs';
+import type { OptionSpec, ParsedArgs } from './cliArgs';
 
 /** The part of TokenCounter the `context` command uses; tests may inject a stub. */
 export interface MessageCounter {
@@ -19,5 +19,8 @@ export interface CliDeps {
   createCounter: (model: string) => Promise<MessageCounter>;
 }
 
-/** A command handler: resolves to the process exit code. */
-export type CliCommand = (args: ParsedArgs, deps: CliDeps) => Promise<number>;
+/** A command: the options it takes (any other is a usage error) and its handler, which resolves to the exit code. */
+export interface CliCommand {
+  options: OptionSpec;
+  run: (args: ParsedArgs, deps: CliDeps) => Promise<number>;
+}

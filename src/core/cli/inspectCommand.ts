@@ -31,26 +31,39 @@ function planSettings(args: ParsedArgs): { settings: Settings; contextWindow: nu
   return { settings, contextWindow, windowSource: explicit ? 'option' : 'default' };
 }
 
-export const inspectCommand: CliCommand = async (args, deps) => {
-  const file = requireFile(args, 'inspect');
-  // Bad numbers are reported before the (possibly large) session is read.
-  const { settings, contextWindow, windowSource } = planSettings(args);
-  const model = args.options.get('model') ?? DEFAULT_MODEL;
-  const { log, warnings, damage } = await SessionLog.open(file, { io: deps.io, readOnly: true });
-  const leaf = args.options.get('leaf') ?? log.leafId;
-  if (leaf !== null && !log.tree.isNode(leaf)) throw new UsageError(`no entry ${leaf} in ${file}`);
-  const quarantined = (await countQuarantined(deps.io, file)) + damage.corruptLines + (damage.tornBytes > 0 ? 1 : 0);
-  const report = buildInspectReport({ header: log.header, tree: log.tree, warnings, quarantined });
-  const system = args.options.get('system');
-  const path = log.tree.pathTo(leaf);
-  // One counter and cache for every window: entries are tokenized once, only the plans differ.
-  const shared = { model, settings, counter: await TokenCounter.create(model), cache: new CountCache(), ...(system === undefined ? {} : { systemPrompt: system }) };
-  const plan = await planReport(path, { ...shared, contextWindow, windowSource });
-  if (args.switches.has('json')) {
-    const plansByWindow: Record<string, PlanReport> = {};
-    for (const window of PLAN_WINDOWS) plansByWindow[String(window)] = await planReport(path, { ...shared, contextWindow: window, windowSource: 'option' });
-    deps.out(JSON.stringify({ ...report, planLeafId: leaf, ...plan, plansByWindow }, null, 2));
-  }
-  else deps.out([formatInspectReport(report), ...(leaf === log.leafId ? [] : [`planned at entry ${leaf ?? '(empty)'}`]), formatPlanTable(plan)].join('\n'));
-  return 0;
+export const inspectCommand: CliCommand = {
+  options: {
+    'context-window': 'string',
+    'max-output': 'string',
+    model: 'string',
+    leaf: 'string',
+    system: 'string',
+    'protected-tools': 'string',
+    'prune-minimum': 'string',
+    'prune-protect': 'string',
+    json: 'boolean',
+  },
+  run: async (args, deps) => {
+    const file = requireFile(args, 'inspect');
+    // Bad numbers are reported before the (possibly large) session is read.
+    const { settings, contextWindow, windowSource } = planSettings(args);
+    const model = args.options.get('model') ?? DEFAULT_MODEL;
+    const { log, warnings, damage } = await SessionLog.open(file, { io: deps.io, readOnly: true });
+    const leaf = args.options.get('leaf') ?? log.leafId;
+    if (leaf !== null && !log.tree.isNode(leaf)) throw new UsageError(`no entry ${leaf} in ${file}`);
+    const quarantined = (await countQuarantined(deps.io, file)) + damage.corruptLines + (damage.tornBytes > 0 ? 1 : 0);
+    const report = buildInspectReport({ header: log.header, tree: log.tree, warnings, quarantined });
+    const system = args.options.get('system');
+    const path = log.tree.pathTo(leaf);
+    // One counter and cache for every window: entries are tokenized once, only the plans differ.
+    const shared = { model, settings, counter: await TokenCounter.create(model), cache: new CountCache(), ...(system === undefined ? {} : { systemPrompt: system }) };
+    const plan = await planReport(path, { ...shared, contextWindow, windowSource });
+    if (args.switches.has('json')) {
+      const plansByWindow: Record<string, PlanReport> = {};
+      for (const window of PLAN_WINDOWS) plansByWindow[String(window)] = await planReport(path, { ...shared, contextWindow: window, windowSource: 'option' });
+      deps.out(JSON.stringify({ ...report, planLeafId: leaf, ...plan, plansByWindow }, null, 2));
+    }
+    else deps.out([formatInspectReport(report), ...(leaf === log.leafId ? [] : [`planned at entry ${leaf ?? '(empty)'}`]), formatPlanTable(plan)].join('\n'));
+    return 0;
+  },
 };

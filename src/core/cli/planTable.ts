@@ -21,6 +21,7 @@ function budgetRows(report: InspectPlan): string[] {
     row('output reserve', budget.outputReserve),
     row('usable', budget.usable),
     row('system', breakdown.system),
+    ...(breakdown.instructions > 0 ? [row('instructions', breakdown.instructions)] : []),
     row('tools', breakdown.tools),
     row('summary', breakdown.summary),
     row('messages', breakdown.messages),

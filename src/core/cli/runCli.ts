@@ -31,13 +31,13 @@ export function defaultCliDeps(): CliDeps {
 /** Exit codes: 0 success, 1 the input could not be processed, 2 bad usage. */
 export async function runCli(argv: readonly string[], deps: CliDeps = defaultCliDeps()): Promise<number> {
   const [name, ...rest] = argv;
-  const command = name === undefined ? undefined : COMMANDS[name];
-  if (!command) {
+  const command = name === undefined || !Object.hasOwn(COMMANDS, name) ? undefined : COMMANDS[name];
+  if (name === undefined || !command) {
     deps.err(name === undefined || name === '--help' ? USAGE : `error: unknown command "${name}"\n${USAGE}`);
     return name === '--help' ? 0 : 2;
   }
   try {
-    return await command(parseArgs(rest), deps);
+    return await command.run(parseArgs(rest, command.options, name), deps);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.err(`error: ${message.split('\n')[0] ?? message}`);

@@ -6,7 +6,7 @@ import type { SessionLog } from '../session/sessionLog';
 /** The label a restored branch ends with; until a compaction follows it, nothing is compacted without asking. */
 export const RESTORE_LABEL = 'restored-before-compaction';
 
-export type UndoLog = Pick<SessionLog, 'append' | 'moveLeaf' | 'path' | 'tree'>;
+export type UndoLog = Pick<SessionLog, 'append' | 'restoreBeforeCompaction' | 'path' | 'tree'>;
 
 export interface UndoResult {
   /** Entries made after the compaction, appended again (as copies pointing to their originals). */
@@ -26,11 +26,8 @@ export async function undoCompaction(log: UndoLog, compactionId: string): Promis
   if (compaction?.type !== 'compaction') throw new Error(`${compactionId} is not a compaction entry`);
   const path = log.path();
   const at = path.findIndex((entry) => entry.id === compactionId);
-  // On the path, the node it hangs from is the entry before it (not its parentId when a damaged line was reattached).
-  const parent = at > 0 ? path[at - 1] : compaction.parentId ? log.tree.get(compaction.parentId) : undefined;
-  if (!parent) throw new Error(`compaction ${compactionId} has no earlier state`);
   const later = at < 0 ? [] : path.slice(at + 1);
-  await log.moveLeaf(parent.id, 'restore');
+  await log.restoreBeforeCompaction(compactionId);
   const copies = new Map<string, string>();
   const mapped = (id: string): string => copies.get(id) ?? id;
   let copied = 0;

@@ -70,34 +70,36 @@ function coveredEnd(path: readonly SessionEntry[], replaced: readonly MessageEnt
  * the cut, even when an earlier compaction already summarized it (a second compaction within one turn
  * replaces only that turn's steps, and the request must survive it).
  */
-/** Each earlier request is shortened to a line of this length, and the list to this many characters (newest kept). */
-const REQUEST_LINE_CHARS = 160;
-const REQUEST_LIST_CHARS = 1200;
+/** An earlier request is kept verbatim up to this length (a pasted log beyond it is cut with a mark). */
+const REQUEST_VERBATIM_CHARS = 2000;
+/** The list of earlier requests takes at most this share of the summary's budget (at ~4 characters a token). */
+const REQUEST_LIST_SHARE = 0.3;
 
 /**
- * Every request the user made before the last one, from the whole path (earlier compactions included), so
- * a summary of a summary still names them all; when they are too many, the newest are listed and the rest counted.
+ * Every request the user made before the last one, verbatim, from the whole path (earlier compactions
+ * included), so a summary of a summary still names them all. When they exceed `budgetChars`, the newest are
+ * kept and the rest counted.
  */
-function earlierRequests(path: readonly SessionEntry[], end: number): string[] {
+function earlierRequests(path: readonly SessionEntry[], end: number, budgetChars: number): string[] {
   const requests: string[] = [];
   for (let index = 0; index <= end; index++) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text);
+    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text.trim());
   }
   requests.pop();
-  const lines: string[] = [];
+  const kept: string[] = [];
   let size = 0;
   for (let index = requests.length - 1; index >= 0; index--) {
-    const flat = (requests[index] ?? '').replace(/\s+/g, ' ').trim();
-    const line = flat.length > REQUEST_LINE_CHARS ? `${flat.slice(0, REQUEST_LINE_CHARS - 1)}…` : flat;
-    if (size + line.length > REQUEST_LIST_CHARS) {
-      lines.unshift(`(${index + 1} earlier request${index === 0 ? '' : 's'} not listed)`);
+    const text = requests[index] ?? '';
+    const item = text.length > REQUEST_VERBATIM_CHARS ? `${text.slice(0, REQUEST_VERBATIM_CHARS)}… [${text.length - REQUEST_VERBATIM_CHARS} more characters]` : text;
+    if (size + item.length > budgetChars) {
+      kept.unshift(`(${index + 1} earlier request${index === 0 ? '' : 's'} not listed)`);
       break;
     }
-    lines.unshift(line);
-    size += line.length;
+    kept.unshift(item);
+    size += item.length;
   }
-  return lines;
+  return kept;
 }
 
 function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
@@ -170,7 +172,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
     if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
   }
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
-  const appendix = summaryAppendix({ files, lastUserRequest: request, earlierRequests: earlierRequests(input.path, end), pinned: pinnedReferences(input.path, end) });
+  const appendix = summaryAppendix({ files, lastUserRequest: request, earlierRequests: earlierRequests(input.path, end, Math.max(1200, Math.floor(maxTokens * 4 * REQUEST_LIST_SHARE))), pinned: pinnedReferences(input.path, end) });
   const summary = `${running ?? ''}\n\n${appendix}`;
   const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count })])];
   return { summary, turnPrefixSummary, files, problems: finalProblems, needsReview: finalProblems.length > 0 };

@@ -11,11 +11,13 @@ export function headTail(text: string, maxChars: number = SUMMARY_OUTPUT_CHARS):
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} chars omitted …]\n${text.slice(-half)}`;
 }
 
-/** One transcript block per entry. User text stays whole: it carries the requirements. */
+/** One transcript block per entry. User text stays whole (it carries the requirements); attachments are shortened like outputs. */
 export function entryBlock(entry: MessageEntry): string {
   switch (entry.type) {
-    case 'user':
-      return `[user${entry.synthetic ? ' (automatic)' : ''}]\n${entry.text}`;
+    case 'user': {
+      const attached = (entry.attachments ?? []).map((attachment) => `[user attached ${attachment.label}]\n${headTail(attachment.text)}`);
+      return [`[user${entry.synthetic ? ' (automatic)' : ''}]\n${entry.text}`, ...attached].join('\n');
+    }
     case 'assistant': {
       const lines = entry.text.trim() ? [`[assistant]\n${entry.text}`] : [];
       for (const call of entry.toolCalls) lines.push(`[assistant calls ${call.name}] ${headTail(call.arguments)}`);

@@ -88,7 +88,7 @@ function list(items: readonly string[]): string {
 export interface AppendixInput {
   files: FileLedger;
   lastUserRequest: string | null;
-  /** The user's earlier requests, oldest first, each on one line (see earlierRequests in summarizer.ts). */
+  /** The user's earlier requests, oldest first, verbatim (see earlierRequests in summarizer.ts). */
   earlierRequests?: readonly string[];
   /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
@@ -100,7 +100,8 @@ export function summaryAppendix(input: AppendixInput): string {
     `${APPENDIX_HEADING}\n### Read\n${list(input.files.read)}\n### Modified\n${list(input.files.modified)}`,
     `## Last user request\n${input.lastUserRequest ?? '(none)'}`,
   ];
-  if (input.earlierRequests && input.earlierRequests.length > 0) sections.push(`## Earlier user requests\n${list(input.earlierRequests)}`);
+  // Numbered and verbatim (multi-line requests stay intact), oldest first.
+  if (input.earlierRequests && input.earlierRequests.length > 0) sections.push(`## Earlier user requests\n${input.earlierRequests.map((request, index) => `${index + 1}. ${request}`).join('\n')}`);
   if (input.pinned.length > 0) sections.push(`## Pinned messages\n${list(input.pinned)}`);
   return sections.join('\n\n');
 }

@@ -1,5 +1,6 @@
 // Maps one pi-coding-agent message (user, assistant, toolResult, bashExecution) to the fields of our entries.
 import type { AssistantEntry, StopReason, ToolCall, Usage } from '../session/entries';
+import { isReportedCost } from '../session/entries';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +32,11 @@ export function piUsage(value: unknown): Usage | undefined {
   if (!isObject(value)) return undefined;
   const cacheRead = num(value.cacheRead);
   const cacheWrite = num(value.cacheWrite);
-  return { promptTokens: num(value.input) + cacheRead + cacheWrite, completionTokens: num(value.output), cachedTokens: cacheRead, cacheWriteTokens: cacheWrite };
+  const usage: Usage = { promptTokens: num(value.input) + cacheRead + cacheWrite, completionTokens: num(value.output), cachedTokens: cacheRead, cacheWriteTokens: cacheWrite };
+  // pi prices every call itself: `cost.total` in USD.
+  const total = isObject(value.cost) ? value.cost.total : undefined;
+  if (isReportedCost(total)) usage.cost = total;
+  return usage;
 }
 
 const STOP_REASONS: Record<string, StopReason> = { stop: 'stop', toolUse: 'toolCalls', length: 'length', aborted: 'aborted', error: 'error' };

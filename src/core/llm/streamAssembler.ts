@@ -1,6 +1,7 @@
 // Folds Chat Completions stream chunks into events and the final message: text, reasoning, tool calls by index, usage.
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { StopReason, ToolCall, Usage } from '../session/entries';
+import { isReportedCost } from '../session/entries';
 import type { DoneEvent, StreamEvent } from './modelStream';
 
 interface PartialCall {
@@ -25,7 +26,7 @@ function isTokenCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_REPORTED_TOKENS;
 }
 
-/** Maps the wire usage object, including the provider-specific cache fields, to the session's Usage. */
+/** Maps the wire usage object, including the provider-specific cache and cost fields, to the session's Usage. */
 export function mapUsage(raw: unknown): Usage | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const record = raw as Record<string, unknown>;
@@ -40,6 +41,9 @@ export function mapUsage(raw: unknown): Usage | undefined {
     const written = (details as Record<string, unknown>)['cache_write_tokens'];
     if (isTokenCount(written) && written <= prompt) usage.cacheWriteTokens = written;
   }
+  // OpenRouter's `cost`: USD charged for this call; a missing, negative, non-finite or absurd figure is dropped.
+  const cost = record['cost'];
+  if (isReportedCost(cost)) usage.cost = cost;
   return usage;
 }
 

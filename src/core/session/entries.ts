@@ -24,6 +24,16 @@ export interface Usage {
   cachedTokens?: number;
   /** Prompt tokens written to the provider's cache, when reported (Anthropic-style). */
   cacheWriteTokens?: number;
+  /** What the call cost in USD, when the endpoint reported it (OpenRouter's `usage.cost`); see isReportedCost. */
+  cost?: number;
+}
+
+/** Largest believable cost of one model call in USD; anything above is a corrupt report, not a bill. */
+export const MAX_REPORTED_COST_USD = 1_000_000;
+
+/** A reported cost we believe: a finite number of USD from 0 to MAX_REPORTED_COST_USD. */
+export function isReportedCost(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= MAX_REPORTED_COST_USD;
 }
 
 /** A tool call as the model emitted it; arguments stay the raw JSON text the model sent. */
@@ -51,9 +61,19 @@ interface EntryBase {
   copyOf?: string;
 }
 
+/** Text the user attached to a message (a file, a selection): its label says where it came from. */
+export interface UserAttachment {
+  /** The path, with the line range for a selection (e.g. "src/app.ts, lines 10-24"). */
+  label: string;
+  /** What the model sees: the contents, or their head and tail with a note when they were capped. */
+  text: string;
+}
+
 export interface UserEntry extends EntryBase {
   type: 'user';
   text: string;
+  /** Files and selections attached to the message, sent after its text. */
+  attachments?: UserAttachment[];
   /** Images attached to the message, by blob; counted as estimates. */
   images?: Array<{ blob: BlobRef; mimeType: string }>;
   /** Set on messages the agent wrote itself (e.g. "continue" after an automatic compaction). */

@@ -1,5 +1,6 @@
 // Validation of parsed log lines: every entry kind's required fields, so a loaded tree is well-typed.
 import type { OpaqueEntry, SessionEntry, SessionHeader } from './entries';
+import { isReportedCost } from './entries';
 
 type Json = Record<string, unknown>;
 type Check = (value: unknown) => boolean;
@@ -15,7 +16,9 @@ const optional =
     value === undefined || check(value);
 const isBlobRef: Check = (value) => isObject(value) && isString(value.sha256) && isNumber(value.bytes) && isNumber(value.chars);
 const isToolCall: Check = (value) => isObject(value) && isString(value.id) && isString(value.name) && isString(value.arguments);
-const isUsage: Check = (value) => isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens);
+const isUsage: Check = (value) =>
+  isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && (value.cost === undefined || isReportedCost(value.cost));
+const isAttachment: Check = (value) => isObject(value) && isString(value.label) && isString(value.text);
 const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
 const isOneOf =
   (...values: string[]): Check =>
@@ -26,7 +29,7 @@ const isOneOf =
 type KnownType = Exclude<SessionEntry['type'], 'opaque'>;
 
 const FIELDS: Record<KnownType, Record<string, Check>> = {
-  user: { text: isString, synthetic: optional(isBoolean), images: optional(Array.isArray) },
+  user: { text: isString, synthetic: optional(isBoolean), images: optional(Array.isArray), attachments: optional((value) => Array.isArray(value) && value.every(isAttachment)) },
   assistant: {
     text: isString,
     toolCalls: (value) => Array.isArray(value) && value.every(isToolCall),

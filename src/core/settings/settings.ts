@@ -25,6 +25,8 @@ export interface Settings {
   compaction: {
     auto: boolean;
     review: ReviewMode;
+    /** Compact once the prompt fills this share of the usable budget; 0 = only when it would overflow. */
+    triggerPercent: number;
     /** 0 = a share of the window (budget/thresholds.ts), as for every size below that says so. */
     reserveTokens: number;
     /** 0 = scales with the window. */
@@ -86,6 +88,7 @@ export const SETTING_SPECS = {
   'context.maxOutputTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.auto': { kind: 'boolean', default: true },
   'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
+  'compaction.triggerPercent': { kind: 'number', default: 0, minimum: 0, maximum: 100 },
   'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.summaryModel': { kind: 'string', default: '' },
@@ -213,6 +216,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
     compaction: {
       auto: get('compaction.auto'),
       review: get('compaction.review'),
+      triggerPercent: get('compaction.triggerPercent'),
       reserveTokens: get('compaction.reserveTokens'),
       keepRecentTokens: get('compaction.keepRecentTokens'),
       summaryModel: get('compaction.summaryModel'),

@@ -2,6 +2,7 @@
 import type { ChatMessage } from '../context/chatMessage';
 import type { MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
 import { prunePlaceholder } from '../context/contextMarkers';
+import { userContent } from '../context/userContent';
 import type { CountCache, CountVariant } from './countCache';
 import { extendStore, PathCountMap, PathStore, standaloneStore } from './pathCounts';
 import type { TokenCounter } from './tokenCounter';
@@ -15,7 +16,7 @@ export function entryMessage(
 ): ChatMessage {
   switch (entry.type) {
     case 'user':
-      return { role: 'user', content: entry.text };
+      return { role: 'user', content: userContent(entry) };
     case 'assistant':
       return {
         role: 'assistant',
@@ -43,7 +44,7 @@ export function entryMessage(
 function messageTokens(entry: MessageEntry, counter: TokenCounter, variant: CountVariant): number {
   switch (entry.type) {
     case 'user':
-      return counter.countMessageParts('user', entry.text) + (entry.images?.length ?? 0) * IMAGE_TOKENS_ESTIMATE;
+      return counter.countMessageParts('user', userContent(entry)) + (entry.images?.length ?? 0) * IMAGE_TOKENS_ESTIMATE;
     case 'assistant':
       return counter.countMessageParts('assistant', entry.text, entry.toolCalls);
     case 'toolResult':

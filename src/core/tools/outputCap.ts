@@ -34,8 +34,13 @@ function readBackNote(omitted: string, entryId: string, range: string): string {
   return `[... ${omitted} omitted; read them with read_stored_output {"entryId":"${entryId}",${range}} ...]`;
 }
 
-/** Keeps ~60% head and ~40% tail by lines and characters; returns the input untouched when it fits. */
-export function capToolOutput(text: string, limits: CapLimits): CappedOutput {
+/** What a cap left out: a run of whole lines (1-based, inclusive), or a run of characters when lines are too long. */
+export type Omission =
+  | { kind: 'lines'; startLine: number; endLine: number; lines: number; chars: number }
+  | { kind: 'chars'; offset: number; length: number };
+
+/** Keeps ~60% head and ~40% tail by lines and characters, `note` saying what was left out; the input untouched when it fits. */
+export function capText(text: string, limits: Omit<CapLimits, 'entryId'>, note: (omission: Omission) => string): CappedOutput {
   const lines = text.split('\n');
   if (text.length <= limits.maxChars && lines.length <= limits.maxLines) return { content: text };
   const charBudget = Math.max(200, limits.maxChars - NOTE_ROOM);
@@ -48,16 +53,23 @@ export function capToolOutput(text: string, limits: CapLimits): CappedOutput {
   const tail = Math.min(takeLines(reversed, lineBudget - headLineBudget, tailChars), lines.length - head - 1);
   if (head === 0 || tail <= 0) {
     // Very long lines: fall back to a character window (read back by offset/length).
-    const start = headChars;
     const length = text.length - headChars - tailChars;
-    const note = readBackNote(`${length} chars`, limits.entryId, `"offset":${start},"length":${length}`);
-    return { content: `${text.slice(0, headChars)}\n${note}\n${text.slice(text.length - tailChars)}`, full: text };
+    const omission: Omission = { kind: 'chars', offset: headChars, length };
+    return { content: `${text.slice(0, headChars)}\n${note(omission)}\n${text.slice(text.length - tailChars)}`, full: text };
   }
   const omittedLines = lines.length - head - tail;
   const headText = lines.slice(0, head).join('\n');
   const tailText = lines.slice(lines.length - tail).join('\n');
   const omittedChars = text.length - headText.length - tailText.length - 2;
-  const range = `"startLine":${head + 1},"endLine":${head + omittedLines}`;
-  const note = readBackNote(`${omittedLines} lines / ${omittedChars} chars`, limits.entryId, range);
-  return { content: `${headText}\n${note}\n${tailText}`, full: text };
+  const omission: Omission = { kind: 'lines', startLine: head + 1, endLine: head + omittedLines, lines: omittedLines, chars: omittedChars };
+  return { content: `${headText}\n${note(omission)}\n${tailText}`, full: text };
+}
+
+/** Caps a tool output; the note names the stored output's entry id and the range to read back. */
+export function capToolOutput(text: string, limits: CapLimits): CappedOutput {
+  return capText(text, limits, (omission) =>
+    omission.kind === 'chars'
+      ? readBackNote(`${omission.length} chars`, limits.entryId, `"offset":${omission.offset},"length":${omission.length}`)
+      : readBackNote(`${omission.lines} lines / ${omission.chars} chars`, limits.entryId, `"startLine":${omission.startLine},"endLine":${omission.endLine}`),
+  );
 }

@@ -1,4 +1,5 @@
 // Renders session entries as plain text for read_transcript: numbered messages, tool calls and outputs.
+import { userContent } from '../context/userContent';
 import type { SessionEntry } from '../session/entries';
 
 export interface TranscriptRange {
@@ -9,7 +10,7 @@ export interface TranscriptRange {
 function renderEntry(entry: SessionEntry): string | undefined {
   switch (entry.type) {
     case 'user':
-      return `user (${entry.id}):\n${entry.text}`;
+      return `user (${entry.id}):\n${userContent(entry)}`;
     case 'assistant': {
       const calls = entry.toolCalls.map((call) => `  -> ${call.name} ${call.arguments}`).join('\n');
       const body = [entry.text, calls].filter((part) => part !== '').join('\n');

@@ -10,7 +10,8 @@ export interface CompactionCoverage {
   firstRequest: string;
 }
 
-function shortened(text: string): string {
+/** A request as one line of at most 60 characters. */
+export function shortened(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > REQUEST_CHARS ? `${line.slice(0, REQUEST_CHARS - 1)}…` : line;
 }

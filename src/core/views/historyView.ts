@@ -1,5 +1,6 @@
 // The panel's history: compactions on the current branch, pinned messages, and recent messages one can pin.
 import { pinnedEntryIds } from '../context/contextMarkers';
+import { userContent } from '../context/userContent';
 import { compactionCoverage } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { MessageEntry, SessionEntry } from '../session/entries';
@@ -32,7 +33,7 @@ export function entryTitle(entry: MessageEntry): string {
 export function entryText(entry: MessageEntry): string {
   switch (entry.type) {
     case 'user':
-      return entry.text;
+      return userContent(entry);
     case 'assistant':
       return [entry.text, ...entry.toolCalls.map((call) => `→ ${call.name} ${call.arguments}`)].filter(Boolean).join('\n');
     case 'toolResult':

@@ -20,11 +20,24 @@ export async function newChatThread(): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.chat.newChat');
 }
 
+/** A line range as the workbench takes it (1-based, end column exclusive). */
+export interface WorkbenchRange {
+  startLineNumber: number;
+  startColumn: number;
+  endLineNumber: number;
+  endColumn: number;
+}
+
+/** What the chat input has attached when the query is sent: files, or parts of them (they reach request.references). */
+export interface ChatAttachments {
+  attachFiles?: Array<vscode.Uri | { uri: vscode.Uri; range: WorkbenchRange }>;
+}
+
 /**
  * Sends `query` as if typed into the Chat view with `modelId` picked, and resolves once the response is
  * complete. Everything the reply showed is read back from the extension's reply recorder.
  */
-export async function sendChat(query: string, modelId: string): Promise<SentChat> {
+export async function sendChat(query: string, modelId: string, attachments: ChatAttachments = {}): Promise<SentChat> {
   const api = await agentApi();
   const before = api.replies.all.length === 0 ? undefined : api.replies.last;
   const result: unknown = await vscode.commands.executeCommand('workbench.action.chat.open', {
@@ -32,6 +45,7 @@ export async function sendChat(query: string, modelId: string): Promise<SentChat
     isPartialQuery: false,
     modelSelector: { vendor: VENDOR, id: modelId },
     blockOnResponse: true,
+    ...attachments,
   });
   const reply = api.replies.last;
   if (!reply || reply === before) throw new Error(`@agent did not answer "${query}" (result: ${JSON.stringify(result)})`);

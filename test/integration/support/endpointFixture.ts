@@ -19,9 +19,14 @@ let models = 0;
  * Starts `script` on a free port, points compactionAgent.endpoint.* at it (plus `settings`) and waits
  * until VS Code lists the model (the provider refreshes through onDidChangeLanguageModelChatInformation).
  */
-export async function useScriptedEndpoint(script: Script, settings: Record<string, unknown> = {}, options: ScriptedEndpointOptions = {}): Promise<EndpointFixture> {
+export async function useScriptedEndpoint(
+  script: Script,
+  settings: Record<string, unknown> = {},
+  { listedWindow, ...options }: ScriptedEndpointOptions & { /** The window the endpoint's /models lists for the model. */ listedWindow?: number } = {},
+): Promise<EndpointFixture> {
   const model = `scripted-model-${Date.now().toString(36)}-${++models}`;
-  const server = await startScriptedEndpoint(script, { model, ...options });
+  const listed = listedWindow ? { models: [{ id: model, object: 'model', created: 0, owned_by: 'scripted-endpoint', context_length: listedWindow }] } : {};
+  const server = await startScriptedEndpoint(script, { model, ...listed, ...options });
   const restore = await applySettings({ ...BASE_SETTINGS, 'endpoint.baseUrl': server.url, 'endpoint.model': model, ...settings });
   await waitFor(`the model ${model} in vscode.lm`, async () => {
     const found = await vscode.lm.selectChatModels({ vendor: VENDOR, id: model });

@@ -31,7 +31,7 @@ export function pathSummary(session: AgentSession): string {
 /** Runs the CLI's `verify --json` on the session file (what a user would run after a crash). */
 export async function verifySessionFile(file: string): Promise<VerifyReport> {
   let printed = '';
-  const code = await verifyCommand(parseArgs([file, '--json']), {
+  const code = await verifyCommand.run(parseArgs([file, '--json'], verifyCommand.options, 'verify'), {
     io: nodeFileIo,
     out: (text) => {
       printed += text;
