@@ -73,8 +73,6 @@ export interface CostReplayOptions {
   quick: boolean;
   /** Our settings at a window (default: defaultSettings(), whose 0s scale with the window). */
   settings?: (window: number) => Settings;
-  /** The experiment of ourReplay.ts: the appendix lists every summarized request. */
-  appendAllRequests?: boolean;
   oursOnly?: boolean;
   log?: (text: string) => void;
   workloads?: CostWorkload[];
@@ -92,7 +90,7 @@ export async function runCostReplay(options: CostReplayOptions): Promise<CostRun
     if (!options.oursOnly) for (const policy of PEER_POLICIES) byPolicy[policy.key] = emptyBill();
     for (const workload of workloads) {
       options.log?.(`bench: cost replay ${workload.name} at ${window.key}...`);
-      const ours = await replayOurs(workload.turns, window.tokens, counter, meter, { settings: options.settings?.(window.tokens) ?? defaultSettings(), appendAllRequests: options.appendAllRequests ?? false });
+      const ours = await replayOurs(workload.turns, window.tokens, counter, meter, { settings: options.settings?.(window.tokens) ?? defaultSettings() });
       addReplay(byPolicy.ours as PolicyBill, workload.name, ours, meter);
       if (options.oursOnly) continue;
       const setup = { systemPrompt: ours.systemPrompt, tools: ours.tools, window: window.tokens, counter, meter };

@@ -8,8 +8,6 @@ import { pooledShare } from './retention';
 interface Alternative {
   name: string;
   settings: (window: number) => Settings;
-  /** Simulates a change to src/: the summary appendix lists every user request (ourReplay.ts). */
-  appendAllRequests?: boolean;
 }
 
 /** A rule's value at a window with another fraction (and, optionally, another maximum), clamped as thresholds.ts clamps. */
@@ -25,15 +23,15 @@ function withSettings(change: (settings: Settings, window: number) => void): (wi
   };
 }
 
-/** Compaction earlier than the window's usable budget, measured through the reserve setting (it moves `usable`). */
+/** Compaction earlier than the usable budget: compaction.triggerPercent. */
 function compactAt(percent: number, change: (settings: Settings, window: number) => void = () => undefined): (window: number) => Settings {
   return withSettings((settings, window) => {
-    settings.compaction.reserveTokens = Math.round((1 - percent / 100) * window);
+    settings.compaction.triggerPercent = percent;
     change(settings, window);
   });
 }
 
-/** Cheapest combination found: compact at half the window, keep half as much, never prune. */
+/** Cheapest combination found: compact at half the usable budget, keep half as much, never prune. */
 const CHEAPEST = compactAt(50, (s, w) => {
   s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 0.5);
   s.pruning.enabled = false;
@@ -49,8 +47,6 @@ export const ALTERNATIVES: readonly Alternative[] = [
   { name: 'compact at 60 %', settings: compactAt(60) },
   { name: 'compact at 50 %', settings: compactAt(50) },
   { name: 'compact at 50 %, keep recent ×0.5, no pruning', settings: CHEAPEST },
-  { name: 'appendix lists every request (src change)', settings: () => defaultSettings(), appendAllRequests: true },
-  { name: 'appendix lists every request, compact at 50 %, keep recent ×0.5, no pruning', settings: CHEAPEST, appendAllRequests: true },
 ];
 
 /** One line per alternative: cost, prompt tokens, cached share, summary calls and file retention at each window. */
@@ -59,7 +55,7 @@ export async function costTuning(options: { quick: boolean; log: (text: string) 
   for (const alternative of ALTERNATIVES) {
     if (options.only && !alternative.name.includes(options.only)) continue;
     options.log(`bench: cost tuning: ${alternative.name}...`);
-    const run = await runCostReplay({ quick: options.quick, settings: alternative.settings, appendAllRequests: alternative.appendAllRequests ?? false, oursOnly: true, ...(options.workloads ? { workloads: options.workloads } : {}) });
+    const run = await runCostReplay({ quick: options.quick, settings: alternative.settings, oursOnly: true, ...(options.workloads ? { workloads: options.workloads } : {}) });
     const cells = Object.values(run.bills).map(({ ours }) => {
       if (!ours) return 'n/a';
       const files = pooledShare(ours.retention, (s) => [s.files]);

@@ -83,8 +83,10 @@ async function main(): Promise<void> {
       'cost per session',
       async () => {
         cost = await runCostReplay({ quick, log });
-        // --cost-tune also replays our policy with alternative defaults (several minutes).
-        if (args.has('--cost-tune')) tuning = await costTuning({ quick, log });
+        // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
+        const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));
+        const named = tune?.slice('--cost-tune='.length);
+        if (tune) tuning = await costTuning({ quick, log, ...(named ? { only: named } : {}) });
         return costRows(cost);
       },
     ],

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { AgentEvent } from '../src/core/agent/agentEvents';
 import { runAgent } from '../src/core/agent/agentLoop';
-import type { SummarizeFn } from '../src/core/agent/compactionRunner';
 import { buildSystemPrompt } from '../src/core/agent/systemPrompt';
 import { Calibration } from '../src/core/budget/calibration';
 import { thresholdsFor } from '../src/core/budget/thresholds';
@@ -99,23 +98,6 @@ function summaryStandIn(calls: ModelCall[], counter: TokenCounter): ModelStream 
 
 export interface OurOptions {
   settings?: Settings;
-  /**
-   * An experiment on a change to src/: the summary's appendix also lists every request the user wrote in the
-   * summarized part (today it carries the last one only). Applied by wrapping the real summarizer's result.
-   */
-  appendAllRequests?: boolean;
-}
-
-/** The real summarizer, its result extended with every user request up to the end of what it replaces. */
-function withAllRequests(summarize: SummarizeFn, log: SessionLog): SummarizeFn {
-  return async (request) => {
-    const result = await summarize(request);
-    const last = [...request.entries, ...request.turnPrefixEntries].at(-1);
-    const path = log.path();
-    const end = last ? path.findIndex((entry) => entry.id === last.id) : -1;
-    const texts = [...new Set(path.slice(0, end + 1).flatMap((entry) => (entry.type === 'user' && !entry.synthetic ? [entry.text] : [])))];
-    return texts.length === 0 ? result : { ...result, summary: `${result.summary}\n\n## User requests so far\n${texts.map((text) => `- ${text}`).join('\n')}` };
-  };
 }
 
 interface RunState {
@@ -176,8 +158,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       result.retention.push(retentionAfter(history, buildContext(log.path(), { systemPrompt }).messages));
     }
   };
-  const real = modelSummarizer({ model: summaryStandIn(result.calls, counter), counter, summaryWindow: window, path: () => log.path() });
-  const summarize = options.appendAllRequests ? withAllRequests(real, log) : real;
+  const summarize = modelSummarizer({ model: summaryStandIn(result.calls, counter), counter, summaryWindow: window, path: () => log.path() });
   const workspace = recordingAccess(dir).access;
   try {
     for (const turn of turns) {
