@@ -16,6 +16,7 @@ import { EndpointConnection } from './vscode/endpointConnection';
 import { EndpointModelProvider, VENDOR } from './vscode/endpointModelProvider';
 import { OutputLogger } from './vscode/logger';
 import { bindModel, modelForCommands } from './vscode/modelBinding';
+import { WindowMemory } from './vscode/windowMemory';
 import { registerPaletteCommands } from './vscode/paletteCommands';
 import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
@@ -52,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const configuration = new Configuration(logger);
   const keys = new ApiKeyStore(context.secrets);
   void keys.get().then((key) => logger.addSecret(key));
-  const endpoint = new EndpointConnection(configuration, keys, logger);
+  const endpoint = new EndpointConnection(configuration, keys, logger, new WindowMemory(context.globalState));
   const store = new SessionStore((context.storageUri ?? context.globalStorageUri).fsPath, logger);
   const sessions = new AgentSessions(store, context.globalState, configuration);
 

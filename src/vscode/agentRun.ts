@@ -195,6 +195,11 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       userText: request.prompt,
       userAttachments: await requestAttachments(input),
       systemPrompt,
+      onContextWindowLearned: (tokens) => {
+        bound.rememberWindow(tokens);
+        // The panel and status bar measure against it too (unless the setting fixes the window).
+        if (bound.choice.windowSource !== 'setting') void session.useModel({ id: bound.choice.id, contextWindow: tokens, windowSource: 'learned' });
+      },
     });
     const footer = new ContextFooter();
     for await (const event of events) {

@@ -21,6 +21,8 @@ export interface ModelChoice {
   id: string;
   contextWindow: number;
   windowSource: ContextWindowSource;
+  /** Where exactly the window came from, when the source knows more (e.g. "Ollama /api/show num_ctx"). */
+  windowDetail?: string;
 }
 
 /** Fallback when no chat model has been used yet: the configured endpoint model, else an o200k estimate. */
@@ -134,6 +136,7 @@ export class AgentSession implements vscode.Disposable {
       path: measured.path,
       model: this.model.id,
       windowSource: this.model.windowSource,
+      ...(this.model.windowDetail ? { windowDetail: this.model.windowDetail } : {}),
       autoCompaction: this.configuration.settings.compaction.auto,
     });
   }

@@ -62,6 +62,20 @@ export class AgentSessions implements vscode.Disposable {
     }
   }
 
+  /** Deletes a session (see SessionStore.remove); when it was the active one, nothing is active afterwards. */
+  async remove(id: string): Promise<void> {
+    const opening = this.sessions.get(id);
+    this.sessions.delete(id);
+    const session = opening ? await opening.catch(() => undefined) : undefined;
+    if (session && session === this.current) {
+      this.currentSubscription?.dispose();
+      this.currentSubscription = undefined;
+      this.current = undefined;
+      this.changed.fire();
+    }
+    await this.store.remove(id);
+  }
+
   /** Makes a session the one the status bar and panel follow. */
   activate(session: AgentSession): void {
     if (this.current === session) return;

@@ -1,12 +1,16 @@
 // The configured endpoint: settings plus the secret key turned into clients, and its model list (cached, key-free errors).
 import * as vscode from 'vscode';
+import type { ContextWindowInputs } from '../core/budget/contextWindow';
 import { detectEndpointFlags } from '../core/llm/endpointFlags';
 import type { ModelInfo } from '../core/llm/modelList';
 import { OpenAiChatClient } from '../core/llm/openaiChatClient';
+import { discoverWindow, serverFetchJson, type DiscoveredWindow } from '../core/llm/windowDiscovery';
+import { openAiContextWindow } from '../core/llm/openAiModelWindows';
 import type { EndpointFlavor, Settings } from '../core/settings/settings';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { Configuration } from './configuration';
 import type { Logger } from './logger';
+import type { WindowMemory } from './windowMemory';
 
 /** An endpoint not saved yet (the guided setup tries it before writing the settings). */
 export interface EndpointCandidate {
@@ -23,6 +27,7 @@ export class EndpointConnection implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private models: Promise<ModelInfo[]> | undefined;
   private listingError: string | undefined;
+  private readonly probes = new Map<string, Promise<DiscoveredWindow | undefined>>();
 
   /** Fires when the endpoint, its key or its models may have changed. */
   readonly onDidChangeEndpoint = this.changed.event;
@@ -31,10 +36,13 @@ export class EndpointConnection implements vscode.Disposable {
     private readonly configuration: Configuration,
     private readonly keys: ApiKeyStore,
     private readonly logger: Logger,
+    /** Windows learned from overflow errors, per endpoint and model. */
+    readonly windows: WindowMemory,
   ) {
     const reset = (): void => {
       this.models = undefined;
       this.listingError = undefined;
+      this.probes.clear();
       this.changed.fire();
     };
     this.subscriptions.push(configuration.onDidChangeSettings(reset), keys.onDidChangeApiKey(reset));
@@ -101,6 +109,48 @@ export class EndpointConnection implements vscode.Disposable {
     if (!configured) return listed;
     const match = listed.find((model) => model.id === configured);
     return [match ?? { id: configured }];
+  }
+
+  /** The key learned windows of this endpoint's models are remembered under. */
+  get windowKey(): string {
+    return this.configuration.settings.endpoint.baseUrl;
+  }
+
+  /**
+   * Everything known of a listed model's window but the setting: a learned one, the listing's, and when the
+   * listing says nothing, the server's own API (probed once per model until the endpoint changes) or
+   * gpt-tokenizer's data for OpenAI models. `probe: false` skips the server (for long model lists).
+   */
+  async windowInputs(info: ModelInfo, probe = true): Promise<ContextWindowInputs> {
+    const learned = this.windows.get(this.windowKey, info.id);
+    if (info.contextWindow !== undefined) return { learned, endpointList: info.contextWindow };
+    const discovered = probe ? await this.probe(info.id) : undefined;
+    if (discovered) {
+      const detail = discovered.warning ? `${discovered.detail}; ${discovered.warning}` : discovered.detail;
+      return { learned, server: { contextWindow: discovered.tokens, detail } };
+    }
+    const openAi = await openAiContextWindow(info.id);
+    return { learned, modelMetadata: openAi === undefined ? null : { contextWindow: openAi, detail: "from gpt-tokenizer's OpenAI model data" } };
+  }
+
+  private probe(model: string): Promise<DiscoveredWindow | undefined> {
+    let probe = this.probes.get(model);
+    if (!probe) {
+      probe = this.runProbe(model);
+      this.probes.set(model, probe);
+    }
+    return probe;
+  }
+
+  private async runProbe(model: string): Promise<DiscoveredWindow | undefined> {
+    const endpoint = this.configuration.settings.endpoint;
+    const flags = detectEndpointFlags(endpoint.baseUrl, endpoint);
+    const apiKey = await this.keys.get();
+    const auth: Record<string, string> = apiKey ? (flags.apiKeyHeader === 'api-key' ? { 'api-key': apiKey } : { authorization: `Bearer ${apiKey}` }) : {};
+    const fetchJson = serverFetchJson(endpoint.baseUrl, { ...endpoint.headers, ...auth });
+    const found = fetchJson ? await discoverWindow(flags.flavor, model, fetchJson) : undefined;
+    if (found?.warning) this.logger.warn(`${model}: ${found.tokens.toLocaleString('en-US')}-token window from ${found.detail}, but ${found.warning}.`);
+    return found;
   }
 
   dispose(): void {

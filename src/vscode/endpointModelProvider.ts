@@ -19,6 +19,9 @@ export const VENDOR = 'compaction-agent';
  */
 export const SETUP_MODEL_ID = 'compaction-agent-setup';
 
+/** Beyond this many listed models, only the listing is read: probing each would flood the server. */
+const MAX_PROBED_MODELS = 20;
+
 interface EndpointModelInformation extends vscode.LanguageModelChatInformation {
   contextWindow: number;
 }
@@ -56,12 +59,10 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
       if (failure && !options.silent) this.reportListingFailure(settings.endpoint.baseUrl, failure);
       return this.placeholder(failure ? `The endpoint's models could not be listed (${failure})` : 'The endpoint lists no models');
     }
-    return models.map((model) => {
-      const window = resolveContextWindow({
-        setting: settings.context.windowTokens,
-        modelMetadata: undefined,
-        endpointList: model.contextWindow,
-      });
+    const probe = models.length <= MAX_PROBED_MODELS;
+    return Promise.all(models.map(async (model) => {
+      const window = resolveContextWindow({ setting: settings.context.windowTokens, ...(await this.endpoint.windowInputs(model, probe)) });
+      const from = window.detail ?? window.source;
       const maxOutputTokens = Math.min(model.maxOutputTokens ?? settings.context.maxOutputTokens, settings.context.maxOutputTokens);
       return {
         id: model.id,
@@ -69,13 +70,13 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
         family: model.id,
         version: '1',
         detail: new URL(settings.endpoint.baseUrl).host,
-        tooltip: `${model.id} on ${settings.endpoint.baseUrl} (${window.tokens.toLocaleString('en-US')} tokens, from ${window.source})`,
+        tooltip: `${model.id} on ${settings.endpoint.baseUrl} (${window.tokens.toLocaleString('en-US')} tokens, ${from.startsWith('from ') ? from : `from ${from}`})`,
         maxInputTokens: Math.max(1, window.tokens - maxOutputTokens),
         maxOutputTokens,
         contextWindow: window.tokens,
         capabilities: { toolCalling: true, imageInput: false },
       };
-    });
+    }));
   }
 
   private placeholder(reason: string): EndpointModelInformation[] {

@@ -1,6 +1,6 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
-import { resolveContextWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow, type ResolvedWindow } from '../core/budget/contextWindow';
 import { thresholdsFor } from '../core/budget/thresholds';
 import type { ModelStream } from '../core/llm/modelStream';
 import type { ModelChoice } from './agentSession';
@@ -8,6 +8,7 @@ import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import { LanguageModelStream } from './languageModelStream';
+import type { WindowMemory } from './windowMemory';
 
 export interface BoundModel {
   choice: ModelChoice;
@@ -17,6 +18,8 @@ export interface BoundModel {
   summaryWindow: number;
   /** True when the model is our endpoint's (usage is reported, counts calibrate). */
   ours: boolean;
+  /** Remembers a window an overflow error named, for this endpoint and model across sessions. */
+  rememberWindow: (tokens: number) => void;
 }
 
 /** A model the session last used, kept so palette commands can summarize with it outside a chat request. */
@@ -28,29 +31,40 @@ export interface ModelRef {
 export async function bindModel(model: vscode.LanguageModelChat, endpoint: EndpointConnection, configuration: Configuration): Promise<BoundModel> {
   const settings = configuration.settings;
   if (model.vendor === VENDOR) {
-    const listed = (await endpoint.listModels()).find((info) => info.id === model.id);
-    const window = resolveContextWindow({ setting: settings.context.windowTokens, modelMetadata: undefined, endpointList: listed?.contextWindow });
-    const choice: ModelChoice = { id: model.id, contextWindow: window.tokens, windowSource: window.source };
+    const listed = (await endpoint.listModels()).find((info) => info.id === model.id) ?? { id: model.id };
+    const window = resolveContextWindow({ setting: settings.context.windowTokens, ...(await endpoint.windowInputs(listed)) });
+    const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
-    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true };
+    const rememberWindow = remembering(endpoint.windows, endpoint.windowKey, model.id);
+    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true, rememberWindow };
   }
   // VS Code reports the input limit; the whole window is that plus the reply reserve, so the usable part is the limit.
   const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
+  const vendorKey = `vscode-lm:${model.vendor}`;
   const window = resolveContextWindow({
     setting: settings.context.windowTokens,
-    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve } : undefined,
-    endpointList: undefined,
+    learned: endpoint.windows.get(vendorKey, model.id),
+    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,
   });
   const stream = new LanguageModelStream(model);
   const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
   return {
-    choice: { id: model.id, contextWindow: window.tokens, windowSource: window.source },
+    choice: modelChoice(model.id, window),
     stream,
     summaryStream: summary.stream,
     summaryWindow: summary.window,
     ours: false,
+    rememberWindow: remembering(endpoint.windows, vendorKey, model.id),
   };
+}
+
+function modelChoice(id: string, window: ResolvedWindow): ModelChoice {
+  return { id, contextWindow: window.tokens, windowSource: window.source, ...(window.detail ? { windowDetail: window.detail } : {}) };
+}
+
+function remembering(memory: WindowMemory, endpointKey: string, model: string): (tokens: number) => void {
+  return (tokens) => void memory.remember(endpointKey, model, tokens);
 }
 
 async function summaryModel(
@@ -61,9 +75,9 @@ async function summaryModel(
 ): Promise<{ stream: ModelStream; window: number }> {
   const id = configuration.settings.compaction.summaryModel;
   if (!id || !endpoint.configured) return { stream: fallback, window: fallbackWindow };
-  const listed = (await endpoint.listModels()).find((info) => info.id === id);
-  const window = listed?.contextWindow ?? fallbackWindow;
-  return { stream: await endpoint.client(id), window };
+  const listed = (await endpoint.listModels()).find((info) => info.id === id) ?? { id };
+  const window = resolveContextWindow(await endpoint.windowInputs(listed));
+  return { stream: await endpoint.client(id), window: window.source === 'default' ? fallbackWindow : window.tokens };
 }
 
 /** Finds a model again by vendor and id (for commands run from the palette), or undefined when it is gone. */

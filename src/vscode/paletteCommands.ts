@@ -7,6 +7,7 @@ import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { CompactionReview } from './compactionReview';
+import { manageSessions } from './sessionsCommand';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
@@ -31,6 +32,7 @@ export const COMMAND_IDS = [
   'compactionAgent.pruneNow',
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
+  'compactionAgent.manageSessions',
   'compactionAgent.setUp',
   'compactionAgent.setApiKey',
   'compactionAgent.clearApiKey',
@@ -141,6 +143,7 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       void vscode.window.showInformationMessage(`Imported "${record.title}" (${session?.log.tree.entries.length ?? 0} entries)${warnings.length ? `, with ${warnings.length} warning(s)` : ''}.`);
       deps.showPanel();
     },
+    'compactionAgent.manageSessions': () => manageSessions(deps.sessions, deps.showPanel),
     // Also the language-model provider's managementCommand: VS Code passes the vendor, which is ignored.
     'compactionAgent.setUp': () => runEndpointSetup(deps),
     'compactionAgent.setApiKey': async () => {

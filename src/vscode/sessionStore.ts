@@ -111,6 +111,40 @@ export class SessionStore implements vscode.Disposable {
     return { record, warnings: result.warnings };
   }
 
+  /** Where a session's log lives. */
+  filePath(record: SessionRecord): string {
+    return path.join(this.sessionsDir, record.file);
+  }
+
+  /**
+   * Closes the session if open, drops it from the index, and moves its log (and quarantine file) to the trash,
+   * or, where there is none, into `sessions/deleted/`: a deletion the person can still undo by hand.
+   */
+  async remove(id: string): Promise<void> {
+    await this.ensureLoaded();
+    const record = this.index.get(id);
+    if (!record) return;
+    const opening = this.open.get(id);
+    this.open.delete(id);
+    if (opening) await (await opening).log.close();
+    await this.index.remove(id);
+    for (const file of [record.file, record.file.replace(/\.jsonl$/, '.quarantine.jsonl')]) {
+      const uri = vscode.Uri.file(path.join(this.sessionsDir, file));
+      try {
+        await vscode.workspace.fs.stat(uri);
+      } catch {
+        continue;
+      }
+      try {
+        await vscode.workspace.fs.delete(uri, { useTrash: true });
+      } catch {
+        const deleted = vscode.Uri.file(path.join(this.sessionsDir, 'deleted'));
+        await vscode.workspace.fs.createDirectory(deleted);
+        await vscode.workspace.fs.rename(uri, vscode.Uri.joinPath(deleted, file), { overwrite: true });
+      }
+    }
+  }
+
   /** Records activity (and an optional new title) in the index. */
   async touch(id: string, title?: string): Promise<void> {
     const record = this.index.get(id);

@@ -51,6 +51,8 @@ export interface AgentOptions {
   systemPrompt?: string;
   systemRole?: 'system' | 'developer';
   maxSteps?: number;
+  /** Told when an overflow error names a window smaller than the one assumed (to remember it across sessions). */
+  onContextWindowLearned?: (window: number) => void;
 }
 
 /** The tool settings with the output cap the window's thresholds chose (settings say 0 = scale). */
@@ -125,7 +127,11 @@ async function* recoverFromOverflow(options: AgentOptions, state: LoopState, err
   const requested = requestOutputTokens(measured, state.deps);
   // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
   const window = error.contextWindow ?? measured.budget.used + requested;
-  if (window < state.deps.contextWindow) state.deps.contextWindow = window;
+  if (window < state.deps.contextWindow) {
+    state.deps.contextWindow = window;
+    // Only a window the server named is worth keeping; the upper bound above is a guess for this request.
+    if (error.contextWindow !== undefined) options.onContextWindowLearned?.(error.contextWindow);
+  }
   // The server's count of this prompt is the truth: only when it says the prompt itself fit was the reply room the problem.
   const promptFit = error.promptTokens !== undefined && error.contextWindow !== undefined && error.promptTokens < error.contextWindow;
   const again = measureContext(options.log.path(), state.deps);

@@ -16,8 +16,10 @@ export interface BudgetViewInput {
 
 const SOURCE_LABELS: Record<ContextWindowSource, string> = {
   setting: 'from the setting',
+  learned: 'learned from an overflow error of this endpoint',
   model: "from the model's metadata",
   endpoint: "from the endpoint's model list",
+  server: "from the server's own API",
   default: 'no source told us',
 };
 

@@ -1,0 +1,41 @@
+// Exporting a session as Markdown keeps every request, answer, call and result, and no content can break out of its fence.
+import { describe, expect, it } from 'vitest';
+import type { SessionEntry } from '../../src/core/session/entries';
+import { sessionMarkdown } from '../../src/core/session/sessionMarkdown';
+
+function chain(fields: Array<Record<string, unknown>>): SessionEntry[] {
+  let parentId: string | null = null;
+  return fields.map((entry, index) => {
+    const full = { id: `e${index}`, parentId, timestamp: `2026-01-01T00:00:0${index}.000Z`, ...entry } as unknown as SessionEntry;
+    parentId = full.id;
+    return full;
+  });
+}
+
+describe('session export as Markdown', () => {
+  it('export-keeps-requests-calls-results-and-compactions', () => {
+    const markdown = sessionMarkdown('Fix the parser', chain([
+      { type: 'user', text: 'Why does the parser fail?' },
+      { type: 'assistant', text: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"parser.ts"}' }] },
+      { type: 'toolResult', toolCallId: 'c1', toolName: 'read_file', isError: false, content: 'export function parse() {}' },
+      { type: 'compaction', summary: '## Goal\nFix the parser', firstKeptEntryId: null, tokensBefore: 900, tokensAfter: 100, files: { read: [], modified: [] }, edited: false, auto: true },
+      { type: 'user', text: 'continue', synthetic: true },
+      { type: 'assistant', text: 'It never returns.', toolCalls: [] },
+    ]));
+    expect(markdown.startsWith('# Fix the parser\n')).toBe(true);
+    for (const text of ['Why does the parser fail?', '**→ read_file**', '{"path":"parser.ts"}', 'export function parse() {}', 'Fix the parser', 'It never returns.', '900 → 100']) {
+      expect(markdown).toContain(text);
+    }
+    expect(markdown).not.toContain('continue');
+    expect(markdown.match(/^## Turn/gm)).toHaveLength(1);
+  });
+
+  it('a-result-full-of-backticks-stays-inside-its-fence', () => {
+    const markdown = sessionMarkdown('t', chain([
+      { type: 'user', text: 'x' },
+      { type: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'run_command', arguments: '{}' }] },
+      { type: 'toolResult', toolCallId: 'c', toolName: 'run_command', isError: false, content: '```\n# not a heading\n````' },
+    ]));
+    expect(markdown).toContain('`````text\n```\n# not a heading\n````\n`````');
+  });
+});
