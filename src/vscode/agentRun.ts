@@ -53,7 +53,10 @@ function workspaceUri(relative: string): vscode.Uri | undefined {
 export function renderModelError(stream: vscode.ChatResponseStream, message: string, error?: ModelError): void {
   stream.markdown(`\n\n**@agent stopped:** ${escapeMarkdown(message)}\n`);
   if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
-  if (error?.kind === 'notFound' || error?.kind === 'network') stream.button({ command: 'compactionAgent.openSettings', title: 'Open Settings' });
+  if (error?.kind === 'notFound' || error?.kind === 'network') {
+    stream.button({ command: 'compactionAgent.setUp', title: 'Set Up Endpoint' });
+    stream.button({ command: 'compactionAgent.openSettings', title: 'Open Settings' });
+  }
   if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
 }
 
