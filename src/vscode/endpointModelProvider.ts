@@ -1,6 +1,7 @@
 // Offers the configured endpoint's models to all of VS Code (model picker, other extensions) as a language-model provider.
 import * as vscode from 'vscode';
 import { resolveContextWindow } from '../core/budget/contextWindow';
+import { windowSettingFor } from '../core/settings/settings';
 import type { ChatRequest } from '../core/llm/modelStream';
 import { TokenCounter } from '../core/tokens/tokenCounter';
 import type { Configuration } from './configuration';
@@ -61,7 +62,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     }
     const probe = models.length <= MAX_PROBED_MODELS;
     return Promise.all(models.map(async (model) => {
-      const window = resolveContextWindow({ setting: settings.context.windowTokens, ...(await this.endpoint.windowInputs(model, probe)) });
+      const window = resolveContextWindow({ setting: windowSettingFor(settings, model.id), ...(await this.endpoint.windowInputs(model, probe)) });
       const from = window.detail ?? window.source;
       const maxOutputTokens = Math.min(model.maxOutputTokens ?? settings.context.maxOutputTokens, settings.context.maxOutputTokens);
       return {

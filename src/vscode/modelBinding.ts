@@ -1,6 +1,7 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
 import { resolveContextWindow, type ResolvedWindow } from '../core/budget/contextWindow';
+import { windowSettingFor } from '../core/settings/settings';
 import { thresholdsFor } from '../core/budget/thresholds';
 import type { ModelStream } from '../core/llm/modelStream';
 import type { ModelChoice } from './agentSession';
@@ -32,7 +33,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   const settings = configuration.settings;
   if (model.vendor === VENDOR) {
     const listed = (await endpoint.listModels()).find((info) => info.id === model.id) ?? { id: model.id };
-    const window = resolveContextWindow({ setting: settings.context.windowTokens, ...(await endpoint.windowInputs(listed)) });
+    const window = resolveContextWindow({ setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) });
     const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
@@ -43,7 +44,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
   const vendorKey = `vscode-lm:${model.vendor}`;
   const window = resolveContextWindow({
-    setting: settings.context.windowTokens,
+    setting: windowSettingFor(settings, model.id),
     learned: endpoint.windows.get(vendorKey, model.id),
     modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,
   });

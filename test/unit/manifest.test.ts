@@ -79,6 +79,8 @@ function expectedSchema(spec: SettingSpec): Record<string, unknown> {
       return { type: 'array', default: spec.default, items: { type: 'string' } };
     case 'stringMap':
       return { type: 'object', default: spec.default, additionalProperties: { type: 'string' } };
+    case 'numberMap':
+      return { type: 'object', default: spec.default, additionalProperties: { type: 'integer', minimum: spec.minimum, maximum: spec.maximum } };
   }
 }
 

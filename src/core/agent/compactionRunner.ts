@@ -83,6 +83,12 @@ function sizes(ids: readonly string[], byId: ReadonlyMap<string, MessageEntry>, 
  * Null when there is nothing to compact (too little history, or it fits and force is not set). Throws
  * NoRoomError before any summary is paid for when even the newest step alone would not fit.
  */
+/** The person's standing instructions (compaction.customInstructions), then those given for this compaction. */
+function summaryInstructions(standing: string, given: string | undefined): string | undefined {
+  const parts = [standing.trim(), given?.trim() ?? ''].filter((part) => part !== '');
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
 export async function proposeCompaction(log: AgentLog, options: ProposeOptions): Promise<CompactionProposal | null> {
   const path = log.path();
   const measured = measureContext(path, options);
@@ -105,7 +111,7 @@ export async function proposeCompaction(log: AgentLog, options: ProposeOptions):
   const result = await options.summarize({
     entries: pick(plan.summarizeEntryIds),
     turnPrefixEntries: pick(plan.turnPrefixEntryIds),
-    instructions: options.instructions,
+    instructions: summaryInstructions(options.settings.compaction.customInstructions, options.instructions),
     maxSummaryTokens: thresholds.summaryTokens,
     signal: options.signal,
   });

@@ -21,6 +21,8 @@ export interface Settings {
     windowTokens: number;
     /** 0 = as much as fits, at most 16384 (budget/meter.ts). */
     maxOutputTokens: number;
+    /** The window per model id, over everything else (windowTokens included). */
+    windowOverrides: Record<string, number>;
   };
   compaction: {
     auto: boolean;
@@ -33,6 +35,8 @@ export interface Settings {
     keepRecentTokens: number;
     /** Empty = the chat's model. */
     summaryModel: string;
+    /** Standing instructions for every summary, before any given with /compact. */
+    customInstructions: string;
   };
   pruning: {
     enabled: boolean;
@@ -65,7 +69,13 @@ type StringSpec = { kind: 'string'; default: string };
 type EnumSpec = { kind: 'enum'; default: string; values: readonly string[] };
 type StringArraySpec = { kind: 'stringArray'; default: string[] };
 type StringMapSpec = { kind: 'stringMap'; default: Record<string, string> };
-export type SettingSpec = NumberSpec | BooleanSpec | StringSpec | EnumSpec | StringArraySpec | StringMapSpec;
+type NumberMapSpec = { kind: 'numberMap'; default: Record<string, number>; minimum: number; maximum: number };
+export type SettingSpec = NumberSpec | BooleanSpec | StringSpec | EnumSpec | StringArraySpec | StringMapSpec | NumberMapSpec;
+
+/** The window setting for one model: its entry in context.windowOverrides, else context.windowTokens (0 = discover). */
+export function windowSettingFor(settings: Settings, modelId: string): number {
+  return Object.hasOwn(settings.context.windowOverrides, modelId) ? (settings.context.windowOverrides[modelId] ?? 0) : settings.context.windowTokens;
+}
 
 /** Configuration section; every key below is `${SETTINGS_SECTION}.${key}` in the manifest. */
 export const SETTINGS_SECTION = 'compactionAgent';
@@ -86,12 +96,14 @@ export const SETTING_SPECS = {
   'endpoint.maxRetries': { kind: 'number', default: 3, minimum: 0, maximum: 10 },
   'context.windowTokens': { kind: 'number', default: 0, minimum: 0, maximum: 10_000_000 },
   'context.maxOutputTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
+  'context.windowOverrides': { kind: 'numberMap', default: {}, minimum: 1024, maximum: 10_000_000 },
   'compaction.auto': { kind: 'boolean', default: true },
   'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
   'compaction.triggerPercent': { kind: 'number', default: 0, minimum: 0, maximum: 100 },
   'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.summaryModel': { kind: 'string', default: '' },
+  'compaction.customInstructions': { kind: 'string', default: '' },
   'pruning.enabled': { kind: 'boolean', default: true },
   'pruning.protectTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'pruning.minimumTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
@@ -173,7 +185,20 @@ function parseValue(key: string, spec: SettingSpec, raw: RawValue, warnings: Set
         : reject('expected a list of strings');
     case 'stringMap':
       return isStringMap(raw) ? { ...raw } : reject('expected an object of string values');
+    case 'numberMap':
+      return numberMap(key, spec, raw, warnings) ?? reject('expected an object of numbers');
   }
+}
+
+/** Keeps the entries that are whole numbers in range; each one dropped gets its own warning. */
+function numberMap(key: string, spec: NumberMapSpec, raw: RawValue, warnings: SettingWarning[]): Record<string, number> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const kept: Record<string, number> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= spec.minimum && value <= spec.maximum) kept[name] = value;
+    else warnings.push({ key, message: `${SETTINGS_SECTION}.${key}: "${name}" needs a whole number from ${spec.minimum} to ${spec.maximum} (got ${describe(value)}); ignored.` });
+  }
+  return kept;
 }
 
 function isStringMap(raw: RawValue): raw is Record<string, string> {
@@ -212,7 +237,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       timeoutSeconds: get('endpoint.timeoutSeconds'),
       maxRetries: get('endpoint.maxRetries'),
     },
-    context: { windowTokens: get('context.windowTokens'), maxOutputTokens: get('context.maxOutputTokens') },
+    context: { windowTokens: get('context.windowTokens'), maxOutputTokens: get('context.maxOutputTokens'), windowOverrides: get('context.windowOverrides') },
     compaction: {
       auto: get('compaction.auto'),
       review: get('compaction.review'),
@@ -220,6 +245,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       reserveTokens: get('compaction.reserveTokens'),
       keepRecentTokens: get('compaction.keepRecentTokens'),
       summaryModel: get('compaction.summaryModel'),
+      customInstructions: get('compaction.customInstructions'),
     },
     pruning: {
       enabled: get('pruning.enabled'),
