@@ -21,6 +21,7 @@ import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import { externalTools } from './externalTools';
 import type { BoundModel } from './modelBinding';
+import { premiumRequestWarning, PremiumRequestTally } from './premiumRequestTally';
 import { vscodeWorkspaceAccess } from './workspaceAccess';
 
 /** Models reject requests with too many tools; VS Code may offer dozens (MCP servers), so cap them. */
@@ -153,6 +154,9 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const abort = new AbortController();
   const subscription = token.onCancellationRequested(() => abort.abort());
   for (const note of session.takeNotes()) stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
+  const premiumNote = premiumRequestWarning(session.id, bound.stream);
+  if (premiumNote) stream.markdown(`*${escapeMarkdown(premiumNote)}*\n\n`);
+  const tally = new PremiumRequestTally([bound.stream, bound.summaryStream]);
   try {
     const counter = await session.ensureCounter();
     const registry = new ToolRegistry();
@@ -210,6 +214,8 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       footer.observe(event);
     }
     footer.render(stream);
+    const requests = tally.footer();
+    if (requests) stream.markdown(`\n\n*${escapeMarkdown(requests)}.*\n`);
   } finally {
     subscription.dispose();
     await session.save().catch(() => undefined);

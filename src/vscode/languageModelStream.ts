@@ -24,10 +24,22 @@ function classify(error: unknown, cancelled: boolean): ModelError {
 }
 
 export class LanguageModelStream implements ModelStream {
+  /** Requests sent so far; with Copilot each may count as a premium request. */
+  private sent = 0;
+
   constructor(private readonly model: vscode.LanguageModelChat) {}
 
   get modelId(): string {
     return this.model.id;
+  }
+
+  /** The name VS Code shows for the model, e.g. "GPT-4o". */
+  get modelName(): string {
+    return this.model.name || this.model.id;
+  }
+
+  get requests(): number {
+    return this.sent;
   }
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<StreamEvent> {
@@ -37,6 +49,7 @@ export class LanguageModelStream implements ModelStream {
     let text = '';
     const toolCalls: ToolCall[] = [];
     try {
+      this.sent++;
       const response = await this.model.sendRequest(
         toLanguageModelMessages(request.messages),
         { tools: toLanguageModelTools(request.tools), justification: 'Compaction Agent runs your request with this model.' },
