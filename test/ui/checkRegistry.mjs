@@ -6,6 +6,7 @@ import { chatStreams } from './checks/chatStreams.mjs';
 import { budgetPanelOpens } from './checks/budgetPanelOpens.mjs';
 import { compactReview } from './checks/compactReview.mjs';
 import { restoreBranch } from './checks/restoreBranch.mjs';
+import { panelRestore } from './checks/panelRestore.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
 
@@ -18,6 +19,7 @@ export const CHECKS = [
   budgetPanelOpens,
   compactReview,
   restoreBranch,
+  panelRestore,
   settingsUiChangesBehaviour,
   hostileContent,
 ];
