@@ -21,7 +21,7 @@ import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { builtinTools, ToolRegistry } from '../src/core/tools/toolRegistry';
 import type { Tool } from '../src/core/tools/toolTypes';
 import { recordingAccess } from '../test/support/agentWorkspace';
-import type { ScenarioCall, ScenarioStep, ScenarioTurn } from '../test/support/contextScenario';
+import { withinOutput, type ScenarioCall, type ScenarioTurn } from '../test/support/contextScenario';
 import type { ModelCall, PrefixCache } from './prefixCache';
 import { retentionAfter, type HistoryItem, type RetentionSample } from './retention';
 import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
@@ -64,19 +64,6 @@ function replayTools(turns: readonly ScenarioTurn[], outputs: Map<string, Scenar
     },
   }));
   return [...builtinTools().filter((tool) => !names.has(tool.definition.function.name)), ...replay];
-}
-
-/**
- * A recorded reply as the model could write it here: at most max_tokens and at most a quarter of the usable
- * budget (as test/support/contextScenario.ts fits them: a model at a small window writes smaller steps).
- */
-function fitReply(step: ScenarioStep, maxOutputTokens: number, usable: number, counter: TokenCounter): ScenarioStep {
-  const budget = Math.max(64, Math.min(maxOutputTokens - 32, Math.floor(usable / 4)));
-  const share = budget / (step.calls.length + 1);
-  const cost = (text: string): number => counter.countText(text);
-  const cut = (text: string): string => (cost(text) <= share ? text : text.slice(0, Math.max(20, Math.floor((text.length * share) / cost(text)))));
-  const calls = step.calls.map((call) => (cost(call.args) <= share ? call : { ...call, args: JSON.stringify({ path: 'file.txt', content: cut(call.args) }) }));
-  return { text: cut(step.text), calls };
 }
 
 export function replyTokens(counter: TokenCounter, text: string, calls: ReadonlyArray<{ name: string; args: string }>): number {
@@ -136,7 +123,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
         return;
       }
       const recorded = state.turn.steps[state.step++];
-      const step = recorded ? fitReply(recorded, room || 4096, usable, counter) : { text: state.turn.final, calls: [] };
+      const step = recorded ? withinOutput(recorded, room || 4096, usable, counter) : { text: state.turn.final, calls: [] };
       if (recorded) state.fitted.steps.push(step);
       const toolCalls: ToolCall[] = step.calls.map((call, i) => ({ id: `call_${index}_${i}`, name: call.name, arguments: call.args }));
       step.calls.forEach((call, i) => outputs.set(`call_${index}_${i}`, call));

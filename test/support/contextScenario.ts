@@ -97,7 +97,7 @@ function replayTools(turns: readonly ScenarioTurn[], outputs: Map<string, Scenar
  * of the window's usable budget (a model at an 8k window writes smaller steps than the 16 edits, 5k tokens,
  * one real reply holds; no context manager can keep such a reply and still send the next step).
  */
-function withinOutput(step: ScenarioStep, maxOutputTokens: number, usable: number, counter: TokenCounter): ScenarioStep {
+export function withinOutput(step: ScenarioStep, maxOutputTokens: number, usable: number, counter: TokenCounter): ScenarioStep {
   const budget = Math.max(64, Math.min(maxOutputTokens - 32, Math.floor(usable / 4)));
   const share = budget / (step.calls.length + 1);
   const cost = (text: string): number => counter.countText(text);
