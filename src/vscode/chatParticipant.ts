@@ -5,10 +5,11 @@ import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import { compactCommand, contextCommand, pruneCommand } from './chatSlashCommands';
 import type { ChatReplies } from './chatReplies';
-import { sessionIdFromHistory, type AgentResultMetadata } from './chatThread';
+import { sessionIdFromHistory, threadLeafFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import type { ConfirmChange } from '../core/tools/workspaceAccess';
+import { threadBranchPoint } from '../core/session/threadBranch';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import type { Logger } from './logger';
@@ -43,6 +44,16 @@ async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatConte
   return opened ?? (await deps.sessions.create(titleFrom(request.prompt)));
 }
 
+/** When the person edited or removed earlier requests in this thread, the session branches where the thread now ends. */
+async function followThread(session: AgentSession, context: vscode.ChatContext, stream: vscode.ChatResponseStream): Promise<void> {
+  const threadLeaf = threadLeafFromHistory(context.history, PARTICIPANT_ID, session.id);
+  const point = threadLeaf ? threadBranchPoint(session.log.path(), threadLeaf) : undefined;
+  if (!point) return;
+  await session.log.moveLeaf(point.leafId, 'switch');
+  const requests = point.dropped === 1 ? '1 later request' : `${point.dropped} later requests`;
+  stream.markdown(`*This chat no longer shows ${requests} of the session (edited or removed), so the session continues from before them on a new branch; the earlier branch is kept (Switch Branch returns to it).*\n\n`);
+}
+
 async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   if (request.model.vendor === VENDOR && (request.model.id === SETUP_MODEL_ID || !deps.endpoint.configured)) {
     showSetup(stream, deps.endpoint);
@@ -55,6 +66,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
     stream.markdown('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.');
     return { metadata: metadata() };
   }
+  if (request.command !== 'new') await followThread(session, context, stream);
   const bound = await bindModel(request.model, deps.endpoint, deps.configuration);
   await session.useModel(bound.choice);
   await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });

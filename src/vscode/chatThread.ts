@@ -13,6 +13,17 @@ export function isAgentResultMetadata(value: unknown): value is AgentResultMetad
   return typeof record.sessionId === 'string' && (record.leafId === null || typeof record.leafId === 'string');
 }
 
+/** Where the newest @agent response of `sessionId` in this thread left that session (its leaf then). */
+export function threadLeafFromHistory(history: vscode.ChatContext['history'], participantId: string, sessionId: string): string | undefined {
+  for (let index = history.length - 1; index >= 0; index--) {
+    const turn = history[index];
+    if (!turn || !('response' in turn) || turn.participant !== participantId) continue;
+    const metadata = turn.result.metadata;
+    if (isAgentResultMetadata(metadata) && metadata.sessionId === sessionId) return metadata.leafId ?? undefined;
+  }
+  return undefined;
+}
+
 /** The session of the newest @agent response in this thread, if any. */
 export function sessionIdFromHistory(history: vscode.ChatContext['history'], participantId: string): string | undefined {
   for (let index = history.length - 1; index >= 0; index--) {
