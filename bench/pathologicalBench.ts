@@ -4,6 +4,7 @@ import type { SessionEntry } from '../src/core/session/entries';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { row, type BenchRow } from './benchReport';
 import { collectGarbage, median, timeOnce } from './timing';
+import { chainEntries } from '../test/support/sessionPathBuilder';
 
 /** The host may be blocked at most this long by any single input. */
 const TARGET_MS = 50;
@@ -34,15 +35,6 @@ function inputs(): Input[] {
   ];
 }
 
-function chain(fields: Array<Record<string, unknown>>): SessionEntry[] {
-  let parentId: string | null = null;
-  return fields.map((entry, index) => {
-    const full = { id: `e${index}`, parentId, timestamp: '2026-01-01T00:00:00.000Z', ...entry } as unknown as SessionEntry;
-    parentId = full.id;
-    return full;
-  });
-}
-
 function toolTurns(turns: number, reuse: boolean): SessionEntry[] {
   const fields: Array<Record<string, unknown>> = [];
   for (let turn = 0; turn < turns; turn++) {
@@ -52,7 +44,7 @@ function toolTurns(turns: number, reuse: boolean): SessionEntry[] {
     fields.push({ type: 'toolResult', toolCallId: id, toolName: 'read_file', isError: false, content: `out ${turn}` });
     fields.push({ type: 'assistant', text: 'ok', toolCalls: [] });
   }
-  return chain(fields);
+  return chainEntries(fields);
 }
 
 function slowest(samples: number, fn: () => void): number {

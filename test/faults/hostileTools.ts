@@ -1,10 +1,11 @@
 // Fault family: the tools against hostile input: catastrophic regexes and globs, escaped children, FIFOs, hard links, swaps.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
 import { DEFAULT_TOOL_LIMITS, type ToolContext, type ToolOutput } from '../../src/core/tools/toolTypes';
+import { treeSnapshot } from './treeSnapshot';
 import { FailureList, messageOf, runFamily, type FamilyResult } from './familyReport';
 import { commandCases, fileCases, globCases, regexCases, SECRET, type HostileCase, type Layout } from './hostileToolCases';
 
@@ -17,20 +18,6 @@ function makeLayout(base: string): Layout {
   for (const dir of [workspace, outside, nodePath.join(workspace, 'src')]) mkdirSync(dir, { recursive: true });
   writeFileSync(nodePath.join(outside, 'secret.txt'), `${SECRET}\n`);
   return { workspace, outside, escaped: [] };
-}
-
-/** Every file below `dir` with its content: proves nothing outside the workspace was created or changed. */
-function snapshot(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .sort()
-    .map((name) => {
-      try {
-        return `${name}=${readFileSync(nodePath.join(dir, name), 'utf8')}`;
-      } catch {
-        return `${name}/`;
-      }
-    })
-    .join('\n');
 }
 
 function contextFor(layout: Layout, hostile: HostileCase, signal: AbortSignal): ToolContext {
@@ -92,7 +79,7 @@ async function run(): Promise<FamilyResult> {
   let crashes = 0;
   let hangs = 0;
   let outsideWrites = 0;
-  const before = snapshot(layout.outside);
+  const before = treeSnapshot(layout.outside);
   const outputs: string[] = [];
   try {
     for (const hostile of cases) {
@@ -108,7 +95,7 @@ async function run(): Promise<FamilyResult> {
         const problem = outcome.output.text.includes(SECRET) ? 'leaked the outside file' : hostile.check(outcome.output, ms);
         if (problem !== undefined) failures.add(`${hostile.name}: ${problem} (${ms} ms): ${outcome.output.text.slice(0, 160)}`);
       }
-      if (snapshot(layout.outside) !== before) {
+      if (treeSnapshot(layout.outside) !== before) {
         outsideWrites++;
         failures.add(`${hostile.name}: files outside the workspace changed`);
         writeFileSync(nodePath.join(layout.outside, 'secret.txt'), `${SECRET}\n`);

@@ -1,11 +1,12 @@
 // Fault family 8: the file tools against hostile paths in a temp workspace: every one refused, nothing outside touched.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { editFileTool, writeFileTool } from '../../src/core/tools/editTools';
 import { listDirTool, readFileTool, searchTextTool } from '../../src/core/tools/fileTools';
 import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
 import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from '../../src/core/tools/toolTypes';
+import { treeSnapshot } from './treeSnapshot';
 import { runFamily, type FamilyResult } from './familyReport';
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-WORKSPACE';
@@ -81,26 +82,12 @@ const CALLS: Array<{ tool: Tool; args: (path: string) => Record<string, unknown>
   { tool: editFileTool, args: (path) => ({ path, oldText: SECRET, newText: 'pwned' }) },
 ];
 
-/** Every file below `dir` with its content, to prove nothing outside the workspace changed. */
-function snapshot(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .sort()
-    .map((name) => {
-      try {
-        return `${name}=${readFileSync(nodePath.join(dir, name), 'utf8')}`;
-      } catch {
-        return `${name}/`;
-      }
-    })
-    .join('\n');
-}
-
 async function run(): Promise<FamilyResult> {
   const base = mkdtempSync(nodePath.join(tmpdir(), 'faults-paths-'));
   const failures: string[] = [];
   try {
     const layout = makeLayout(base);
-    const before = [snapshot(layout.outside), snapshot(layout.sibling)].join('\n--\n');
+    const before = [treeSnapshot(layout.outside), treeSnapshot(layout.sibling)].join('\n--\n');
     const paths = hostilePaths(layout);
     let calls = 0;
     for (const path of paths) {
@@ -122,7 +109,7 @@ async function run(): Promise<FamilyResult> {
     calls++;
     const search = await searchTextTool.execute({ pattern: SECRET }, context(layout.workspace));
     if (search.text.includes('secret.txt')) failures.push('search_text followed a symlink out of the workspace');
-    const after = [snapshot(layout.outside), snapshot(layout.sibling)].join('\n--\n');
+    const after = [treeSnapshot(layout.outside), treeSnapshot(layout.sibling)].join('\n--\n');
     if (after !== before) failures.push('files outside the workspace changed');
     const count = paths.length;
     return {

@@ -68,3 +68,16 @@ export class PathBuilder {
     return path.reverse();
   }
 }
+
+/**
+ * Entries from their fields alone, each the child of the one before: ids e0, e1, …, timestamps a second apart.
+ * For tests that write entries as plain objects (including kinds the typed builder above does not cover).
+ */
+export function chainEntries(fields: ReadonlyArray<Record<string, unknown>>): SessionEntry[] {
+  let parentId: string | null = null;
+  return fields.map((entry, index) => {
+    const full = { id: `e${index}`, parentId, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(), ...entry } as unknown as SessionEntry;
+    parentId = full.id;
+    return full;
+  });
+}

@@ -2,22 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { buildContext } from '../../src/core/context/contextBuilder';
-import type { SessionEntry } from '../../src/core/session/entries';
 import { countBoundedRuns, MAX_RUN_CHARS } from '../../src/core/tokens/boundedRuns';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { validateChatMessages } from '../support/validateChatMessages';
+import { chainEntries } from '../support/sessionPathBuilder';
 
 const plain = { disallowedSpecial: new Set<string>() };
 const exact = (text: string): number => countTokens(text, plain);
-
-function chain(fields: Array<Record<string, unknown>>): SessionEntry[] {
-  let parentId: string | null = null;
-  return fields.map((entry, index) => {
-    const full = { id: `e${index}`, parentId, timestamp: '2026-01-01T00:00:00.000Z', ...entry } as unknown as SessionEntry;
-    parentId = full.id;
-    return full;
-  });
-}
 
 describe('token counting of pathological text', () => {
   it('long-unbroken-run-is-counted-in-pieces-with-the-same-total', async () => {
@@ -52,7 +43,7 @@ describe('token counting of pathological text', () => {
 
 describe('context building at scale', () => {
   it('a-path-of-130k-messages-builds-without-a-stack-overflow', () => {
-    const path = chain(Array.from({ length: 130_000 }, (_, i) => (i % 2 === 0 ? { type: 'user', text: `q${i}` } : { type: 'assistant', text: `a${i}`, toolCalls: [] })));
+    const path = chainEntries(Array.from({ length: 130_000 }, (_, i) => (i % 2 === 0 ? { type: 'user', text: `q${i}` } : { type: 'assistant', text: `a${i}`, toolCalls: [] })));
     const { messages } = buildContext(path);
     expect(messages).toHaveLength(130_000);
   });
@@ -65,7 +56,7 @@ describe('context building at scale', () => {
       fields.push({ type: 'toolResult', toolCallId: 'call_0', toolName: 'read_file', isError: false, content: `out ${turn}` });
       fields.push({ type: 'assistant', text: 'ok', toolCalls: [] });
     }
-    const { messages } = buildContext(chain(fields));
+    const { messages } = buildContext(chainEntries(fields));
     expect(validateChatMessages(messages)).toEqual([]);
     const results = messages.filter((message) => message.role === 'tool');
     expect(results).toHaveLength(20_000);

@@ -1,20 +1,11 @@
 // Exporting a session as Markdown keeps every request, answer, call and result, and no content can break out of its fence.
 import { describe, expect, it } from 'vitest';
-import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionMarkdown } from '../../src/core/session/sessionMarkdown';
-
-function chain(fields: Array<Record<string, unknown>>): SessionEntry[] {
-  let parentId: string | null = null;
-  return fields.map((entry, index) => {
-    const full = { id: `e${index}`, parentId, timestamp: `2026-01-01T00:00:0${index}.000Z`, ...entry } as unknown as SessionEntry;
-    parentId = full.id;
-    return full;
-  });
-}
+import { chainEntries } from '../support/sessionPathBuilder';
 
 describe('session export as Markdown', () => {
   it('export-keeps-requests-calls-results-and-compactions', () => {
-    const markdown = sessionMarkdown('Fix the parser', chain([
+    const markdown = sessionMarkdown('Fix the parser', chainEntries([
       { type: 'user', text: 'Why does the parser fail?' },
       { type: 'assistant', text: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"parser.ts"}' }] },
       { type: 'toolResult', toolCallId: 'c1', toolName: 'read_file', isError: false, content: 'export function parse() {}' },
@@ -31,7 +22,7 @@ describe('session export as Markdown', () => {
   });
 
   it('a-result-full-of-backticks-stays-inside-its-fence', () => {
-    const markdown = sessionMarkdown('t', chain([
+    const markdown = sessionMarkdown('t', chainEntries([
       { type: 'user', text: 'x' },
       { type: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'run_command', arguments: '{}' }] },
       { type: 'toolResult', toolCallId: 'c', toolName: 'run_command', isError: false, content: '```\n# not a heading\n````' },
