@@ -9,7 +9,7 @@ import { emptyPanelState } from '../src/shared/panelViewModels';
 import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
 import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
-import { renderHistory, renderPins } from './panelHistory';
+import { renderCheckpoints, renderHistory, renderPins } from './panelHistory';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import type { ReviewDraft } from './panelReview';
@@ -64,6 +64,7 @@ const alertRegion = h('div', { class: 'notice', attrs: { role: 'alert', 'aria-li
 const budgetHost = h('div');
 const actionsHost = h('div');
 const historyHost = h('div');
+const checkpointsHost = h('div');
 const pinsHost = h('div');
 const usageHost = h('div');
 
@@ -127,6 +128,7 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
   review.update(state.proposal, ui.draft, locked);
   replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
+  replaceChildrenKeepingFocus(checkpointsHost, [renderCheckpoints(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');
@@ -163,6 +165,7 @@ function mount(): void {
     actionsHost,
     review.element,
     historyHost,
+    checkpointsHost,
     pinsHost,
     usageHost,
   );

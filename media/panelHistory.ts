@@ -1,8 +1,8 @@
-// The history section (compactions on this branch, with restore) and the pins section (pinned and pinnable messages).
+// The history sections (compactions and file checkpoints on this branch, with restore) and the pins section.
 
 import { formatAgo, formatTokens } from '../src/shared/budgetFormat';
 import type { WebviewMessage } from '../src/shared/panelProtocol';
-import type { CompactionHistoryItem, HistoryView, PinView } from '../src/shared/panelViewModels';
+import type { CheckpointView, CompactionHistoryItem, HistoryView, PinView } from '../src/shared/panelViewModels';
 import { badge, button, h } from './panelDom';
 
 type Post = (message: WebviewMessage) => void;
@@ -45,6 +45,52 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
           disabled,
           key: `restore:${item.id}`,
           ariaLabel: `Restore the branch as it was before the compaction of ${coverage(item)}`,
+        }),
+      ),
+    );
+  }
+  section.appendChild(list);
+  return section;
+}
+
+function changedFiles(point: CheckpointView): string {
+  if (point.files.length === 0) return 'no file changed since';
+  const shown = point.files.slice(0, 3).join(', ');
+  const more = point.files.length > 3 ? ` and ${point.files.length - 3} more` : '';
+  return `${point.files.length} file${point.files.length === 1 ? '' : 's'} changed since: ${shown}${more}`;
+}
+
+/** Every request is a checkpoint: the files the agent changed since, and the conversation, can go back to before it. */
+export function renderCheckpoints(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
+  const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'checkpoints-heading' } });
+  section.append(
+    h('h2', { attrs: { id: 'checkpoints-heading' } }, 'Checkpoints'),
+    h('p', { class: 'muted' }, 'Restore the files, the conversation or both to before a request. Nothing is lost: a restore is itself a checkpoint.'),
+  );
+  const points = history.checkpoints ?? [];
+  if (points.length === 0) {
+    section.appendChild(h('p', { class: 'muted' }, 'No request yet.'));
+    return section;
+  }
+  const now = new Date();
+  const list = h('ol', { class: 'rows' });
+  for (const point of points) {
+    list.appendChild(
+      h(
+        'li',
+        { class: 'row' },
+        h(
+          'div',
+          { class: 'row-main' },
+          h('div', { class: 'row-title' }, point.title),
+          h('div', { class: 'row-meta' }, `${changedFiles(point)} · ${formatAgo(point.when, now)}`),
+        ),
+        button('Restore…', () => post({ type: 'restoreCheckpoint', entryId: point.entryId }), {
+          icon: 'discard',
+          secondary: true,
+          disabled,
+          key: `checkpoint:${point.entryId}`,
+          ariaLabel: `Restore to before ${point.title}`,
         }),
       ),
     );

@@ -11,6 +11,7 @@ export type WebviewMessage =
   | { type: 'regenerate'; proposalId: string; instructions: string }
   | { type: 'cancelProposal'; proposalId: string }
   | { type: 'restoreCompaction'; compactionId: string }
+  | { type: 'restoreCheckpoint'; entryId: string }
   | { type: 'pin'; entryId: string }
   | { type: 'unpin'; entryId: string }
   | { type: 'countTokens'; requestId: number; text: string }
@@ -44,6 +45,7 @@ const MESSAGE_FIELDS: { [K in WebviewMessageType]: Record<string, FieldKind> } =
   regenerate: { proposalId: 'id', instructions: 'instructions' },
   cancelProposal: { proposalId: 'id' },
   restoreCompaction: { compactionId: 'id' },
+  restoreCheckpoint: { entryId: 'id' },
   pin: { entryId: 'id' },
   unpin: { entryId: 'id' },
   countTokens: { requestId: 'requestId', text: 'text' },

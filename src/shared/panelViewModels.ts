@@ -91,9 +91,22 @@ export interface PinView {
   tokens: number;
 }
 
+/** A point the files (and the conversation) can be restored to: before a request, or before an earlier restore. */
+export interface CheckpointView {
+  entryId: string;
+  kind: 'request' | 'restore';
+  title: string;
+  /** ISO timestamp. */
+  when: string;
+  /** Files changed from this point on. */
+  files: string[];
+}
+
 export interface HistoryView {
   /** Compactions on the current branch, oldest first. */
   compactions: CompactionHistoryItem[];
+  /** Checkpoints on the current branch, newest first (absent in states saved by older versions). */
+  checkpoints?: CheckpointView[];
   pins: PinView[];
   /** Recent messages that can be pinned (not pinned yet). */
   pinnable: PinView[];

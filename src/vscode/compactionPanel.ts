@@ -40,6 +40,9 @@ export class CompactionPanel implements vscode.Disposable {
       regenerate: async (m) => void (await backend.regenerate(m.proposalId, m.instructions)),
       cancelProposal: (m) => backend.cancel(m.proposalId),
       restoreCompaction: async (m) => void (await backend.restore(m.compactionId)),
+      restoreCheckpoint: async (m) => {
+        await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', m.entryId);
+      },
       pin: (m) => backend.pin(m.entryId),
       unpin: (m) => backend.unpin(m.entryId),
       countTokens: async (m) => this.post({ type: 'tokenCount', requestId: m.requestId, tokens: await backend.countTokens(m.text) }),

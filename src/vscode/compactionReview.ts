@@ -1,6 +1,8 @@
 // The panel's backend: proposes, reviews and applies compactions (for the panel, /compact, commands and the loop).
 import * as vscode from 'vscode';
-import { undoCompaction } from '../core/compaction/compactionUndo';
+import { returnToCompactionPoint, undoCompaction } from '../core/compaction/compactionUndo';
+import type { RestoreItem } from '../core/checkpoints/fileCheckpoints';
+import { planFileRestore } from '../core/checkpoints/fileCheckpoints';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRunner';
 import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
@@ -17,6 +19,7 @@ import { emptyPanelState } from '../shared/panelViewModels';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { PanelBackend } from './panelBackend';
+import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './checkpointRestore';
 
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
@@ -147,16 +150,36 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return Promise.resolve();
   }
 
-  /** Undoes a compaction (see undoCompaction) and returns what happened, in words; the panel shows it too. */
+  /**
+   * Undoes a compaction (see undoCompaction) and returns what happened, in words; the panel shows it too. When
+   * the agent changed files since, the person chooses: the conversation only (every later turn comes back), or
+   * the conversation and the files as they were at that point (later turns stay on the compacted branch).
+   */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
-    const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
-    const later = copied > 0 ? ` with the ${copied} entr${copied === 1 ? 'y' : 'ies'} made since` : '';
-    const skipped = skippedCompactions > 0 ? ` The ${skippedCompactions} later compaction${skippedCompactions === 1 ? '' : 's'} built on it ${skippedCompactions === 1 ? 'is' : 'are'} undone too.` : '';
-    const message = `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking; the compacted branch is kept (Switch Branch returns to it).`;
+    const items = planFileRestore(session.log.path(), compactionId) ?? [];
+    const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
+    if (!mode) return 'Restore cancelled; nothing changed.';
+    if (mode === 'files' && !(await mayRestoreFiles(items))) return 'Restore cancelled; nothing changed.';
+    const message = mode === 'files' ? await this.restoreWithFiles(session, compactionId, items) : await this.restoreConversation(session, compactionId);
     this.say('info', message);
     session.noteForChat(message);
     return message;
+  }
+
+  private async restoreConversation(session: AgentSession, compactionId: string): Promise<string> {
+    const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
+    const later = copied > 0 ? ` with the ${copied} entr${copied === 1 ? 'y' : 'ies'} made since` : '';
+    const skipped = skippedCompactions > 0 ? ` The ${skippedCompactions} later compaction${skippedCompactions === 1 ? '' : 's'} built on it ${skippedCompactions === 1 ? 'is' : 'are'} undone too.` : '';
+    return `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking; the compacted branch is kept (Switch Branch returns to it).`;
+  }
+
+  private async restoreWithFiles(session: AgentSession, compactionId: string, items: readonly RestoreItem[]): Promise<string> {
+    const files = await this.whileBusy('applying', async () => {
+      await returnToCompactionPoint(session.log, compactionId);
+      return restoreFiles(session, compactionId, items, 'how they were at that compaction');
+    });
+    return `Restored the session to the point of that compaction, full history and no summary. ${files} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking.`;
   }
 
   async pin(entryId: string): Promise<void> {

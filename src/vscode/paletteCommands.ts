@@ -1,4 +1,4 @@
-// The command palette: restore before a compaction, switch branch, compact, prune, budget, sessions, setup, key, settings.
+// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
@@ -8,6 +8,7 @@ import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
+import { restoreCheckpoint } from './checkpointRestore';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
@@ -27,6 +28,7 @@ export interface CommandDeps {
 export const COMMAND_IDS = [
   'compactionAgent.showBudget',
   'compactionAgent.restorePreCompactionBranch',
+  'compactionAgent.restoreCheckpoint',
   'compactionAgent.switchBranch',
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
@@ -123,6 +125,14 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
   return {
     'compactionAgent.showBudget': () => deps.showPanel(),
     'compactionAgent.restorePreCompactionBranch': (compactionId) => restorePreCompactionBranch(deps, compactionId),
+    'compactionAgent.restoreCheckpoint': async (entryId, mode) => {
+      const session = await requireSession(deps);
+      if (!session) return;
+      const message = await restoreCheckpoint(session, typeof entryId === 'string' ? entryId : undefined, mode);
+      if (!message) return;
+      deps.review.say('info', message);
+      void vscode.window.showInformationMessage(message);
+    },
     'compactionAgent.switchBranch': () => switchBranch(deps),
     'compactionAgent.compactNow': () => compactNow(deps),
     'compactionAgent.pruneNow': async () => {

@@ -12,7 +12,7 @@ import { WorkspaceIgnores } from './workspaceIgnores';
 
 const EXCLUDE = '**/{node_modules,.git,.hg,.svn}/**';
 
-function fileRoots(): string[] {
+export function fileRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath);
 }
 

@@ -1,4 +1,5 @@
 // The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
+import { restoreNotice } from '../checkpoints/fileCheckpoints';
 import { buildContext } from '../context/contextBuilder';
 import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
 import type { AssistantEntry, UserAttachment, UserEntry } from '../session/entries';
@@ -235,7 +236,9 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   let userEntry: UserEntry | undefined;
   if (options.userText !== undefined) {
-    const attachments = options.userAttachments?.length ? { attachments: options.userAttachments } : {};
+    const restored = restoreNotice(options.log.path());
+    const attached = [...(restored ? [restored] : []), ...(options.userAttachments ?? [])];
+    const attachments = attached.length > 0 ? { attachments: attached } : {};
     userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments })) as UserEntry;
   }
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };

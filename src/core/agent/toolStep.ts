@@ -1,6 +1,7 @@
 // Runs one assistant message's tool calls in order and appends a result for every call, cancelled or not.
+import { recordingWorkspace } from '../checkpoints/changeRecorder';
 import { newEntryId } from '../session/newEntry';
-import type { ToolCall, ToolResultEntry } from '../session/entries';
+import type { FileChange, ToolCall, ToolResultEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import { capToolOutput } from '../tools/outputCap';
 import type { ToolRegistry } from '../tools/toolRegistry';
@@ -34,7 +35,7 @@ function freshId(log: AgentLog): string {
  * Appends a tool result; long outputs keep head and tail inline and the full text goes to a blob. The
  * entry id is chosen first so the inline note can name it for read_stored_output.
  */
-export async function appendToolResult(log: AgentLog, call: ToolCall, output: ToolOutput, limits: Settings['tools']): Promise<ToolResultEntry> {
+export async function appendToolResult(log: AgentLog, call: ToolCall, output: ToolOutput, limits: Settings['tools'], fileChanges: readonly FileChange[] = []): Promise<ToolResultEntry> {
   const id = freshId(log);
   const capped = capToolOutput(output.text, { maxChars: limits.outputMaxChars, maxLines: limits.outputMaxLines, entryId: id });
   const blob = capped.full === undefined ? undefined : await log.blobs.put(capped.full);
@@ -46,6 +47,7 @@ export async function appendToolResult(log: AgentLog, call: ToolCall, output: To
     isError: output.isError,
     content: capped.content,
     ...(blob ? { blob } : {}),
+    ...(fileChanges.length > 0 ? { fileChanges: [...fileChanges] } : {}),
   });
   return entry as ToolResultEntry;
 }
@@ -54,13 +56,14 @@ export async function appendCancelledResults(log: AgentLog, calls: readonly Tool
   for (const call of calls) await appendToolResult(log, call, { text: CANCELLED_BY_USER, isError: true }, limits);
 }
 
-async function executeCall(call: ToolCall, deps: ToolRunDeps): Promise<ToolOutput> {
+/** Runs one call; every file it writes is snapshotted before and after into `changes` (the turn's file checkpoint). */
+async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChange[]): Promise<ToolOutput> {
   if (deps.invalidArguments.has(call.id)) {
     return { text: `${call.name}: the arguments were not valid JSON (${call.arguments.slice(0, 200)}). Send a JSON object.`, isError: true };
   }
   return deps.registry.execute(call.name, call.arguments, {
     signal: deps.signal,
-    workspace: deps.workspace,
+    workspace: recordingWorkspace(deps.workspace, deps.log.blobs, changes),
     session: sessionAccess(deps.log),
     limits: deps.limits,
     toolCallId: call.id,
@@ -87,8 +90,9 @@ export async function* runToolCalls(calls: readonly ToolCall[], options: ToolRun
     while (pending.length > 0 && !deps.signal.aborted) {
       const call = pending[0] as ToolCall;
       yield { type: 'toolStart', call };
-      const output = await executeCall(call, deps);
-      const entry = await appendToolResult(deps.log, call, output, deps.settings);
+      const changes: FileChange[] = [];
+      const output = await executeCall(call, deps, changes);
+      const entry = await appendToolResult(deps.log, call, output, deps.settings, changes);
       pending.shift();
       yield { type: 'toolEnd', call, entry, ...(output.files ? { files: output.files } : {}) };
     }

@@ -47,6 +47,16 @@ export async function undoCompaction(log: UndoLog, compactionId: string): Promis
   return { copied, skippedCompactions };
 }
 
+/**
+ * Goes back to the point of the compaction without bringing later turns along: the leaf moves to its parent
+ * (full history, no summary) and the restore label asks before compacting again. Used when the files go back
+ * to that point too, so the conversation matches them. Later turns stay on the compacted branch.
+ */
+export async function returnToCompactionPoint(log: UndoLog, compactionId: string): Promise<void> {
+  await log.restoreBeforeCompaction(compactionId);
+  await log.append({ type: 'label', targetId: compactionId, label: RESTORE_LABEL });
+}
+
 /** The entry's own fields for a copy, references remapped to earlier copies; undefined for what is not copied. */
 function copyFields(entry: SessionEntry, mapped: (id: string) => string): NewEntry | undefined {
   const copyOf = entry.copyOf ?? entry.id;

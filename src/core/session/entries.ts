@@ -94,6 +94,18 @@ export interface AssistantEntry extends EntryBase {
   error?: string;
 }
 
+/** One file the agent changed (or a restore put back): its content before and after, by blob. */
+export interface FileChange {
+  /** Workspace-relative path as shown to the user (forward slashes). */
+  path: string;
+  /** Absolute path at the time; a restore checks again that it is inside the workspace before writing. */
+  absolute: string;
+  /** The content before: null when the file did not exist; absent when it could not be read (not restorable). */
+  before?: BlobRef | null;
+  /** The content after: null when the file no longer exists. */
+  after: BlobRef | null;
+}
+
 export interface ToolResultEntry extends EntryBase {
   type: 'toolResult';
   toolCallId: string;
@@ -103,6 +115,8 @@ export interface ToolResultEntry extends EntryBase {
   content: string;
   /** The full output when it did not fit inline (content then holds the capped view). */
   blob?: BlobRef;
+  /** Files this call changed, snapshotted before and after: the file checkpoints a restore goes back to. */
+  fileChanges?: FileChange[];
 }
 
 /** Files the summarized part of the session read and modified (cumulative across compactions). */
@@ -180,6 +194,16 @@ export interface OpaqueEntry extends EntryBase {
   line: Record<string, unknown>;
 }
 
+/**
+ * Files put back to how they were before `targetId` (a user entry or a compaction). The contents the restore
+ * replaced are its changes' `before`, so a later restore can bring them back: restoring loses nothing.
+ */
+export interface FileRestoreEntry extends EntryBase {
+  type: 'fileRestore';
+  targetId: string;
+  changes: FileChange[];
+}
+
 export type MessageEntry = UserEntry | AssistantEntry | ToolResultEntry;
 
 export type SessionEntry =
@@ -193,6 +217,7 @@ export type SessionEntry =
   | SettingsChangeEntry
   | LabelEntry
   | LeafEntry
+  | FileRestoreEntry
   | OpaqueEntry;
 
 export type EntryType = SessionEntry['type'];

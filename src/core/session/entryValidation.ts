@@ -19,6 +19,13 @@ const isToolCall: Check = (value) => isObject(value) && isString(value.id) && is
 const isUsage: Check = (value) =>
   isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && (value.cost === undefined || isReportedCost(value.cost));
 const isAttachment: Check = (value) => isObject(value) && isString(value.label) && isString(value.text);
+const isFileChange: Check = (value) =>
+  isObject(value) &&
+  isString(value.path) &&
+  isString(value.absolute) &&
+  (value.before === undefined || value.before === null || isBlobRef(value.before)) &&
+  (value.after === null || isBlobRef(value.after));
+const isFileChanges: Check = (value) => Array.isArray(value) && value.every(isFileChange);
 const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
 const isOneOf =
   (...values: string[]): Check =>
@@ -39,7 +46,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     stopReason: optional(isOneOf('stop', 'length', 'toolCalls', 'aborted', 'error', 'contentFilter')),
     error: optional(isString),
   },
-  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef) },
+  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges) },
   compaction: {
     summary: isString,
     firstKeptEntryId: (value) => value === null || isString(value),
@@ -56,6 +63,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
   settingsChange: { changes: isObject },
   label: { targetId: isString, label: isString },
   leaf: { targetId: isString, reason: isOneOf('restore', 'switch') },
+  fileRestore: { targetId: isString, changes: isFileChanges },
 };
 
 /**

@@ -1,4 +1,5 @@
-// The panel's history: compactions on the current branch, pinned messages, and recent messages one can pin.
+// The panel's history: compactions and file checkpoints on the current branch, pinned messages, and recent messages one can pin.
+import { checkpoints } from '../checkpoints/fileCheckpoints';
 import { pinnedEntryIds } from '../context/contextMarkers';
 import { userContent } from '../context/userContent';
 import { compactionCoverage } from './compactionDescription';
@@ -9,6 +10,8 @@ import type { EntryView, HistoryView, PinView } from '../../shared/panelViewMode
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
+/** How many checkpoints the panel lists (the palette command lists them all). */
+const CHECKPOINT_LIMIT = 15;
 const TITLE_CHARS = 90;
 
 function oneLine(text: string): string {
@@ -66,6 +69,9 @@ export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCount
           ]
         : [],
     ),
+    checkpoints: checkpoints(path)
+      .slice(0, CHECKPOINT_LIMIT)
+      .map((point) => ({ entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files })),
     pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
     pinnable: messages
       .filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult')

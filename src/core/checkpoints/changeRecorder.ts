@@ -1,0 +1,83 @@
+// Snapshots every file a tool changes: a WorkspaceAccess wrapper that stores the content before and after each write.
+import type { BlobRef, FileChange } from '../session/entries';
+import { resolveLexically } from '../tools/pathSafety';
+import type { CommandOptions, CommandResult, TextEdit, WorkspaceAccess } from '../tools/workspaceAccess';
+
+/** Where snapshots go: the session's content-addressed blob store (a second put of the same text writes nothing). */
+export interface SnapshotStore {
+  put(text: string): Promise<BlobRef>;
+}
+
+/** True for "no such file" as node (ENOENT) and VS Code (FileNotFound) report it. */
+export function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'FileNotFound';
+}
+
+interface Located {
+  path: string;
+  absolute: string;
+}
+
+function locate(raw: string, roots: readonly string[]): Located | undefined {
+  try {
+    const resolved = resolveLexically(raw, roots);
+    return { path: resolved.relative, absolute: resolved.absolute };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file's content now: null when it does not exist, undefined when it exists but cannot be read as text
+ * (binary, too large, unreadable): such a change is recorded without a `before` and cannot be restored.
+ */
+async function contentOf(workspace: WorkspaceAccess, raw: string): Promise<string | null | undefined> {
+  try {
+    await workspace.stat(raw);
+  } catch (error) {
+    return isNotFound(error) ? null : undefined;
+  }
+  try {
+    return await workspace.readFile(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Wraps `inner` so that writeFile and applyEdit record a FileChange into `changes` once they succeed. A write
+ * that fails or that the person declines records nothing. Reads, searches and commands pass straight through
+ * (a command's own file changes are not snapshotted: only what the file tools write is).
+ */
+export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore, changes: FileChange[]): WorkspaceAccess {
+  const record = async (raw: string, before: string | null | undefined, fallbackAfter: string): Promise<void> => {
+    const located = locate(raw, inner.roots());
+    if (!located) return;
+    const now = await contentOf(inner, raw);
+    const after = now === undefined ? fallbackAfter : now;
+    const beforeRef = before === undefined ? {} : { before: before === null ? null : await store.put(before) };
+    changes.push({ ...located, ...beforeRef, after: after === null ? null : await store.put(after) });
+  };
+  return {
+    roots: () => inner.roots(),
+    isTrusted: () => inner.isTrusted(),
+    readFile: (path: string) => inner.readFile(path),
+    stat: (path: string) => inner.stat(path),
+    listDir: (path: string) => inner.listDir(path),
+    findFiles: (glob: string, limit: number, signal?: AbortSignal) => inner.findFiles(glob, limit, signal),
+    searchText: (pattern, options) => inner.searchText(pattern, options),
+    runCommand: (command: string, options: CommandOptions): Promise<CommandResult> => inner.runCommand(command, options),
+    async writeFile(path: string, text: string, signal?: AbortSignal): Promise<void> {
+      const before = await contentOf(inner, path);
+      await inner.writeFile(path, text, signal);
+      await record(path, before, text);
+    },
+    async applyEdit(path: string, edit: TextEdit, signal?: AbortSignal): Promise<void> {
+      const before = await contentOf(inner, path);
+      await inner.applyEdit(path, edit, signal);
+      const expected = typeof before === 'string' ? before.slice(0, edit.offset) + edit.newText + before.slice(edit.offset + edit.oldText.length) : edit.newText;
+      await record(path, before, expected);
+    },
+  };
+}

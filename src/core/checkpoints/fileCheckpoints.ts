@@ -1,0 +1,166 @@
+// File checkpoints: the points on a branch the files (and the conversation) can go back to, and the restore itself.
+import type { BlobRef, FileChange, FileRestoreEntry, SessionEntry, UserAttachment } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+import { resolveLexically } from '../tools/pathSafety';
+import { entryTitle } from '../views/historyView';
+
+/** A point before which the files can be restored: a request the person made, or an earlier file restore. */
+export interface Checkpoint {
+  entryId: string;
+  kind: 'request' | 'restore';
+  /** "You: fix the parser", or what an earlier restore did. */
+  title: string;
+  when: string;
+  /** Workspace paths the agent (or a restore) changed from this point on, in the order first changed. */
+  files: string[];
+  /** The conversation can go back to before this point (false for the session's very first entry). */
+  conversation: boolean;
+}
+
+/** One file a restore would put back. */
+export interface RestoreItem {
+  path: string;
+  absolute: string;
+  /** The content to restore: null deletes the file (it did not exist at the checkpoint). */
+  target: BlobRef | null;
+  /** The content the agent left last: when the file differs from it now, someone changed it since. */
+  expected: BlobRef | null;
+  /** False when the content at the checkpoint could not be read at the time (a binary file, say). */
+  restorable: boolean;
+}
+
+function changesOf(entry: SessionEntry): readonly FileChange[] {
+  if (entry.type === 'toolResult') return entry.fileChanges ?? [];
+  if (entry.type === 'fileRestore') return entry.changes;
+  return [];
+}
+
+function sameContent(a: BlobRef | null | undefined, b: BlobRef | null | undefined): boolean {
+  if (a === null || b === null) return a === b;
+  return a !== undefined && b !== undefined && a.sha256 === b.sha256;
+}
+
+function restoreTitle(entry: FileRestoreEntry, path: readonly SessionEntry[]): string {
+  const target = path.find((candidate) => candidate.id === entry.targetId);
+  const what = target && isMessageEntry(target) ? ` to before "${entryTitle(target).replace(/^You: /, '')}"` : '';
+  return `Restore of ${entry.changes.length} file${entry.changes.length === 1 ? '' : 's'}${what}`;
+}
+
+/** The branch's checkpoints, newest first: every request, and every file restore (so a restore can be undone). */
+export function checkpoints(path: readonly SessionEntry[]): Checkpoint[] {
+  const found: Checkpoint[] = [];
+  // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
+  let laterOrder: string[] = [];
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index] as SessionEntry;
+    for (const change of [...changesOf(entry)].reverse()) laterOrder = [change.path, ...laterOrder.filter((known) => known !== change.path)];
+    const isRequest = entry.type === 'user' && !entry.synthetic;
+    if (!isRequest && entry.type !== 'fileRestore') continue;
+    found.push({
+      entryId: entry.id,
+      kind: isRequest ? 'request' : 'restore',
+      title: entry.type === 'fileRestore' ? restoreTitle(entry, path) : entryTitle(entry),
+      when: entry.timestamp,
+      files: [...laterOrder],
+      conversation: index > 0,
+    });
+  }
+  return found;
+}
+
+/**
+ * What restoring the files to before `entryId` means: for every file changed from that entry on (by the
+ * agent or by a restore), the content it had before the first of those changes. Files whose content would
+ * not change are left out. Undefined when the entry is not on the branch.
+ */
+export function planFileRestore(path: readonly SessionEntry[], entryId: string): RestoreItem[] | undefined {
+  const from = path.findIndex((entry) => entry.id === entryId);
+  if (from < 0) return undefined;
+  const items = new Map<string, RestoreItem>();
+  for (const entry of path.slice(from)) {
+    for (const change of changesOf(entry)) {
+      const known = items.get(change.absolute);
+      if (known) {
+        known.expected = change.after;
+        continue;
+      }
+      items.set(change.absolute, { path: change.path, absolute: change.absolute, target: change.before ?? null, expected: change.after, restorable: change.before !== undefined });
+    }
+  }
+  return [...items.values()].filter((item) => !item.restorable || !sameContent(item.target, item.expected));
+}
+
+/** How the workspace files are read and written for a restore (VS Code: WorkspaceEdit, undoable). */
+export interface RestorePort {
+  /** The file's text, or null when it does not exist; rejects when it cannot be read. */
+  read(absolute: string): Promise<string | null>;
+  write(absolute: string, text: string): Promise<void>;
+  remove(absolute: string): Promise<void>;
+}
+
+export interface BlobAccess {
+  read(ref: BlobRef): Promise<string>;
+  put(text: string): Promise<BlobRef>;
+}
+
+/** Files someone changed after the agent last wrote them: a restore would overwrite those changes (kept in the log). */
+export async function changedSince(items: readonly RestoreItem[], port: Pick<RestorePort, 'read'>, hash: (text: string) => BlobRef): Promise<string[]> {
+  const changed: string[] = [];
+  for (const item of items) {
+    const now = await port.read(item.absolute).catch(() => undefined);
+    const ref = now === undefined || now === null ? now : hash(now);
+    if (!sameContent(ref, item.expected)) changed.push(item.path);
+  }
+  return changed;
+}
+
+export interface RestoreOutcome {
+  /** What the restore did, as changes whose `before` keeps the replaced content (for the fileRestore entry). */
+  changes: FileChange[];
+  failed: Array<{ path: string; reason: string }>;
+}
+
+/**
+ * Puts each restorable file back to its target content. The content it replaces goes to the blob store first,
+ * so the restore itself can be undone. A file outside the workspace roots (a hand-edited session) is refused;
+ * one failure does not stop the others.
+ */
+export async function applyFileRestore(items: readonly RestoreItem[], port: RestorePort, blobs: BlobAccess, roots: readonly string[]): Promise<RestoreOutcome> {
+  const outcome: RestoreOutcome = { changes: [], failed: [] };
+  for (const item of items) {
+    try {
+      if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then)');
+      resolveLexically(item.absolute, roots);
+      const target = item.target === null ? null : await blobs.read(item.target);
+      const now = await port.read(item.absolute);
+      if (now === target) continue;
+      const before = now === null ? null : await blobs.put(now);
+      if (target === null) await port.remove(item.absolute);
+      else await port.write(item.absolute, target);
+      outcome.changes.push({ path: item.path, absolute: item.absolute, before, after: item.target });
+    } catch (error) {
+      outcome.failed.push({ path: item.path, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return outcome;
+}
+
+/**
+ * The note the next request carries when files were restored since the model last spoke: it must not trust
+ * what it remembers of them. Undefined when no restore happened since the last message.
+ */
+export function restoreNotice(path: readonly SessionEntry[]): UserAttachment | undefined {
+  const restored: string[] = [];
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index] as SessionEntry;
+    if (isMessageEntry(entry)) break;
+    if (entry.type !== 'fileRestore') continue;
+    for (const change of entry.changes) if (!restored.includes(change.path)) restored.push(change.path);
+  }
+  if (restored.length === 0) return undefined;
+  const lines = restored.map((file) => `- ${file}`).join('\n');
+  return {
+    label: 'files restored by the user',
+    text: `The user restored these files to an earlier checkpoint; edits made to them after it are no longer in the workspace. Read them again before relying on their content or editing them:\n${lines}`,
+  };
+}

@@ -1,0 +1,175 @@
+// Restore Checkpoint: puts the files, the conversation or both back to before any request (palette, panel, pre-compaction restore).
+import * as vscode from 'vscode';
+import type { Checkpoint, RestoreItem, RestorePort } from '../core/checkpoints/fileCheckpoints';
+import { applyFileRestore, changedSince, checkpoints, planFileRestore } from '../core/checkpoints/fileCheckpoints';
+import { isNotFound } from '../core/checkpoints/changeRecorder';
+import { blobRefOf } from '../core/storage/blobStore';
+import { resolveSafely } from '../core/tools/pathSafety';
+import { readRegularText, verifyWriteTarget } from '../core/tools/safeFileIo';
+import type { AgentSession } from './agentSession';
+import { fileRoots } from './workspaceAccess';
+
+export type RestoreMode = 'both' | 'files' | 'conversation';
+
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri.toString());
+}
+
+/** Each path is checked again against the workspace folders (symbolic links followed) before it is touched. */
+async function safeUri(absolute: string): Promise<vscode.Uri> {
+  const safe = await resolveSafely(absolute, fileRoots());
+  await verifyWriteTarget(safe.real, fileRoots(), absolute).catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+  });
+  return vscode.Uri.file(safe.absolute);
+}
+
+async function apply(edit: vscode.WorkspaceEdit, uri: vscode.Uri): Promise<void> {
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code could not apply the change');
+  const document = openDocument(uri);
+  if (document?.isDirty) await document.save();
+}
+
+/** Files are read as the person sees them (unsaved editors included) and written through undoable WorkspaceEdits. */
+export const workspaceRestorePort: RestorePort = {
+  async read(absolute) {
+    const uri = await safeUri(absolute);
+    const open = openDocument(uri);
+    if (open) return open.getText();
+    try {
+      return await readRegularText(uri.fsPath, absolute);
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  },
+  async write(absolute, text) {
+    const uri = await safeUri(absolute);
+    const edit = new vscode.WorkspaceEdit();
+    const exists = openDocument(uri) !== undefined || (await vscode.workspace.fs.stat(uri).then(() => true, () => false));
+    if (exists) {
+      const document = await vscode.workspace.openTextDocument(uri);
+      edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
+    } else edit.createFile(uri, { contents: new TextEncoder().encode(text) });
+    await apply(edit, uri);
+  },
+  async remove(absolute) {
+    const uri = await safeUri(absolute);
+    const edit = new vscode.WorkspaceEdit();
+    edit.deleteFile(uri, { ignoreIfNotExists: true });
+    await apply(edit, uri);
+  },
+};
+
+function fileList(paths: readonly string[], limit = 5): string {
+  const shown = paths.slice(0, limit).join(', ');
+  return paths.length > limit ? `${shown} and ${paths.length - limit} more` : shown;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** Asks before overwriting changes someone made after the agent; true to go on. */
+async function confirmOverwrite(items: readonly RestoreItem[]): Promise<boolean> {
+  const changed = await changedSince(items, workspaceRestorePort, blobRefOf);
+  if (changed.length === 0) return true;
+  const choice = await vscode.window.showWarningMessage(
+    `${plural(changed.length, 'file')} changed after the agent last wrote ${changed.length === 1 ? 'it' : 'them'}: ${fileList(changed)}.`,
+    { modal: true, detail: 'Restoring replaces those changes too. Their current content is kept in the session: Restore Checkpoint… lists this restore, so it can be undone.' },
+    'Restore',
+  );
+  return choice === 'Restore';
+}
+
+/** Checks trust and asks about files changed since the agent wrote them; false when the person cancelled. */
+export async function mayRestoreFiles(items: readonly RestoreItem[]): Promise<boolean> {
+  if (items.length === 0) return true;
+  if (!vscode.workspace.isTrusted) throw new Error('Files cannot be restored in Restricted Mode: trust the workspace first.');
+  return confirmOverwrite(items);
+}
+
+/**
+ * Restores the files (after mayRestoreFiles) to before `entryId` (a request, a compaction or an earlier restore)
+ * and records it as a fileRestore entry on the current branch. Returns one sentence for the person.
+ */
+export async function restoreFiles(session: AgentSession, entryId: string, items: readonly RestoreItem[], what: string): Promise<string> {
+  if (items.length === 0) return `No file needed restoring to ${what}.`;
+  const outcome = await applyFileRestore(items, workspaceRestorePort, session.log.blobs, fileRoots());
+  if (outcome.changes.length > 0) await session.log.append({ type: 'fileRestore', targetId: entryId, changes: outcome.changes });
+  const restored = outcome.changes.map((change) => change.path);
+  const done = restored.length > 0 ? `Restored ${plural(restored.length, 'file')} to ${what}: ${fileList(restored)}.` : `No file needed restoring to ${what}.`;
+  const failed = outcome.failed.map((failure) => ` ${failure.path} was not restored: ${failure.reason}.`).join('');
+  return done + failed;
+}
+
+function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
+  const files = point.files.length > 0 ? `${plural(point.files.length, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
+  return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: new Date(point.when).toLocaleString(), detail: files, point };
+}
+
+function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
+  const modes: Array<vscode.QuickPickItem & { mode: RestoreMode }> = [];
+  const conversation = point.kind === 'request' && point.conversation;
+  const files = `${plural(items.length, 'file')}: ${fileList(items.map((item) => item.path))}`;
+  if (conversation && items.length > 0) modes.push({ mode: 'both', label: '$(history) Files and conversation', detail: `Back to before this request; ${files}` });
+  if (items.length > 0) modes.push({ mode: 'files', label: '$(files) Files only', detail: `${files}; the conversation goes on as it is` });
+  if (conversation) modes.push({ mode: 'conversation', label: '$(comment-discussion) Conversation only', detail: 'Continue from before this request; the files stay as they are and later turns stay on their branch' });
+  return modes;
+}
+
+/** Moves the session back to before the request (a new branch from there; later turns stay in the tree). */
+async function restoreConversation(session: AgentSession, point: Checkpoint): Promise<void> {
+  const parent = session.log.tree.parentOfNode(point.entryId);
+  if (!parent) throw new Error('That is the first request of the session: start a new chat (@agent /new) instead.');
+  await session.log.moveLeaf(parent.id, 'switch');
+}
+
+function isRestoreMode(value: unknown): value is RestoreMode {
+  return value === 'both' || value === 'files' || value === 'conversation';
+}
+
+/**
+ * The palette and panel command: pick a checkpoint (unless given), pick what to restore (unless `preset`
+ * names an offered mode: for scripts and other extensions), restore it.
+ */
+export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown): Promise<string | undefined> {
+  if (session.log.readOnly) throw new Error('This session is open in another window; restore it there.');
+  const points = checkpoints(session.log.path());
+  if (points.length === 0) return 'No checkpoint yet: every request to @agent makes one.';
+  let point = points.find((candidate) => candidate.entryId === entryId);
+  if (!point) {
+    const picked = await vscode.window.showQuickPick(points.map(pointItem), { title: 'Restore Checkpoint', placeHolder: 'Restore to before which request? (nothing is lost: the current state stays in the session)', matchOnDetail: true });
+    point = picked?.point;
+  }
+  if (!point) return undefined;
+  const items = planFileRestore(session.log.path(), point.entryId) ?? [];
+  const modes = modeItems(point, items);
+  if (modes.length === 0) return 'Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.';
+  const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
+  const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: `Restore to before: ${point.title}`, placeHolder: 'What should go back?' }))?.mode;
+  if (!mode) return undefined;
+  const what = point.kind === 'request' ? `before "${point.title.replace(/^You: /, '')}"` : 'before that restore';
+  const withFiles = mode !== 'conversation';
+  if (withFiles && !(await mayRestoreFiles(items))) return undefined;
+  const parts: string[] = [];
+  // The conversation moves first, so the file restore is recorded on the branch that continues.
+  if (mode !== 'files') await restoreConversation(session, point);
+  if (withFiles) parts.push(await restoreFiles(session, point.entryId, items, what));
+  if (mode !== 'files') parts.push('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).');
+  const message = parts.join(' ');
+  session.noteForChat(message);
+  return message;
+}
+
+/** When the agent changed files after a compaction: restore the conversation only, or the files with it. */
+export async function askCompactionRestoreMode(files: readonly string[]): Promise<'conversation' | 'files' | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    [
+      { mode: 'conversation' as const, label: '$(comment-discussion) Conversation only', detail: 'Every turn made since comes back verbatim; the files stay as they are' },
+      { mode: 'files' as const, label: '$(history) Conversation and files, back to that point', detail: `Full history up to the compaction; ${plural(files.length, 'file')} the agent changed since go back: ${fileList(files)}` },
+    ],
+    { title: 'Restore Pre-Compaction Branch', placeHolder: `The agent changed ${plural(files.length, 'file')} after this compaction. What should go back?` },
+  );
+  return picked?.mode;
+}

@@ -1,0 +1,108 @@
+// Restore Checkpoint in the real extension host: files and conversation back to before a request, and a restore undone.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentSession } from '../../src/vscode/agentSession';
+import { reply, toolCalls } from '../support/scriptedSteps';
+import { activeSession, waitFor } from './support/agentApi';
+import { newChatThread, sendChat } from './support/chatDriver';
+import { messagesOf, requestText, useScriptedEndpoint, type EndpointFixture } from './support/endpointFixture';
+import { roleScript } from './support/roleScript';
+import { pathSummary } from './support/sessionChecks';
+import { workspaceRoot, writeWorkspaceFiles } from './support/workspaceFiles';
+
+const FIRST = 'checkpoint turn one: bump and create';
+const SECOND = 'checkpoint turn two: bump again';
+const ORIGINAL = 'export const level = 1;\n';
+
+function file(relative: string): string | null {
+  const absolute = path.join(workspaceRoot(), relative);
+  return existsSync(absolute) ? readFileSync(absolute, 'utf8') : null;
+}
+
+function requestEntryId(session: AgentSession, text: string): string {
+  const entry = session.log.path().find((candidate) => candidate.type === 'user' && candidate.text === text);
+  assert.ok(entry, `no request "${text}" on the path: ${pathSummary(session)}`);
+  return entry.id;
+}
+
+/** Runs the command and picks the `index`-th item of the "what should go back" quick pick. */
+async function restoreWith(entryId: string, index: number): Promise<void> {
+  const running = vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', entryId);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  for (let step = 0; step < index; step++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+  await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+  await running;
+}
+
+describe('restore checkpoint', () => {
+  let endpoint: EndpointFixture | undefined;
+  let removeFiles: (() => void) | undefined;
+
+  beforeEach(async () => {
+    removeFiles = writeWorkspaceFiles({ 'checkpoints/level.ts': ORIGINAL });
+    endpoint = await useScriptedEndpoint(
+      roleScript({
+        agent: [
+          toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 1', newText: 'level = 2' } }]),
+          toolCalls([{ name: 'write_file', arguments: { path: 'checkpoints/created.ts', content: 'export const created = true;\n' } }]),
+          reply('Bumped and created.'),
+          toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 2', newText: 'level = 3' } }]),
+          reply('Bumped again.'),
+          reply('Starting over from the restored files.'),
+        ],
+      }),
+    );
+    await newChatThread();
+    await sendChat(`@agent ${FIRST}`, endpoint.model);
+    await sendChat(`@agent ${SECOND}`, endpoint.model);
+    assert.equal(file('checkpoints/level.ts'), 'export const level = 3;\n');
+    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+  });
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    await endpoint?.dispose();
+    endpoint = undefined;
+    removeFiles?.();
+    removeFiles = undefined;
+    await vscode.workspace.fs.delete(vscode.Uri.file(path.join(workspaceRoot(), 'checkpoints')), { recursive: true }).then(undefined, () => undefined);
+  });
+
+  it('files and conversation: both go back to before the second request, and the next request starts from there', async () => {
+    const server = endpoint?.server;
+    assert.ok(server && endpoint);
+    const session = await activeSession();
+    // The first request is the session's first entry: "files and conversation" is offered only when there is an earlier point.
+    const target = requestEntryId(session, SECOND);
+    await restoreWith(target, 0);
+    await waitFor('level.ts back to 2', () => (file('checkpoints/level.ts') === 'export const level = 2;\n' ? true : undefined));
+    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    const onPath = session.log.path();
+    assert.ok(!onPath.some((entry) => entry.type === 'user' && entry.text === SECOND), `the second request is still on the branch: ${pathSummary(session)}`);
+    assert.equal(onPath.at(-1)?.type, 'fileRestore');
+
+    const before = server.requests.length;
+    await sendChat('@agent after the restore', endpoint.model);
+    const sent = server.requests[before];
+    const text = requestText(sent);
+    assert.ok(text.includes(FIRST) && !text.includes(SECOND), `the request after the restore: ${text.slice(0, 600)}`);
+    const last = messagesOf(sent).at(-1);
+    assert.match(String(last?.content), /restored these files to an earlier checkpoint[\s\S]*checkpoints\/level\.ts/);
+  });
+
+  it('files only, to before the first request: edited files get their old text, created files go, and the restore can be undone', async () => {
+    const session = await activeSession();
+    await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', requestEntryId(session, FIRST), 'files');
+    await waitFor('level.ts back to the original', () => (file('checkpoints/level.ts') === ORIGINAL ? true : undefined));
+    await waitFor('created.ts deleted', () => (file('checkpoints/created.ts') === null ? true : undefined));
+    assert.ok(session.log.path().some((entry) => entry.type === 'user' && entry.text === SECOND), 'a files-only restore keeps the conversation');
+
+    const restore = session.log.path().at(-1);
+    assert.equal(restore?.type, 'fileRestore');
+    await restoreWith(restore?.id ?? '', 0);
+    await waitFor('level.ts forward to 3 again', () => (file('checkpoints/level.ts') === 'export const level = 3;\n' ? true : undefined));
+    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+  });
+});
