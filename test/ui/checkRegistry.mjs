@@ -7,6 +7,7 @@ import { budgetPanelOpens } from './checks/budgetPanelOpens.mjs';
 import { compactReview } from './checks/compactReview.mjs';
 import { restoreBranch } from './checks/restoreBranch.mjs';
 import { panelRestore } from './checks/panelRestore.mjs';
+import { checkpointRestore } from './checks/checkpointRestore.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
 
@@ -20,6 +21,7 @@ export const CHECKS = [
   compactReview,
   restoreBranch,
   panelRestore,
+  checkpointRestore,
   settingsUiChangesBehaviour,
   hostileContent,
 ];

@@ -15,7 +15,7 @@ const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
 const SCENARIO = 'uiSession';
 
 /** README pictures: docs/screenshots/<name>.png ← test-results/screenshots/ui-<theme>-<shot>.png (with --readme-shots, when green). */
-const README_SHOTS = { overview: ['dark', '06-budget-panel'], review: ['light', '07-review-edited'], restore: ['dark', '09-restore-pick'] };
+const README_SHOTS = { overview: ['dark', '06-budget-panel'], review: ['light', '07-review-edited'], restore: ['dark', '09-restore-pick'], checkpoints: ['dark', '11a-checkpoint-choice'] };
 
 function packageVsix() {
   fs.rmSync(VSIX, { force: true });

@@ -22,6 +22,8 @@ export const SELECTORS = {
   summaryInput: '#summary-input',
   historyHeading: '#history-heading',
   historyRow: 'section[aria-labelledby="history-heading"] .row',
+  checkpointsHeading: '#checkpoints-heading',
+  checkpointRow: 'section[aria-labelledby="checkpoints-heading"] .row',
   // Settings editor.
   settingsSearch: '.settings-header .suggest-input-container .monaco-editor',
   settingItem: '.settings-editor .setting-item',

@@ -29,4 +29,12 @@ describe('session export as Markdown', () => {
     ]));
     expect(markdown).toContain('`````text\n```\n# not a heading\n````\n`````');
   });
+
+  it('a-file-restore-is-listed-where-it-happened', () => {
+    const markdown = sessionMarkdown('t', chainEntries([
+      { type: 'user', text: 'x' },
+      { type: 'fileRestore', targetId: 'u', changes: [{ path: 'src/a`b.ts', absolute: '/w/src/a`b.ts', before: null, after: null }] },
+    ]));
+    expect(markdown).toContain("> **Files restored** to an earlier checkpoint: `src/a'b.ts`.");
+  });
 });

@@ -42,6 +42,9 @@ export function sessionMarkdown(title: string, path: readonly SessionEntry[]): s
       case 'compaction':
         parts.push(`> **Compacted** (${entry.auto ? 'automatic' : 'manual'}, ${entry.tokensBefore} → ${entry.tokensAfter} tokens). The model saw this summary from here on:\n\n${fenced(entry.summary, 'markdown')}`);
         break;
+      case 'fileRestore':
+        parts.push(`> **Files restored** to an earlier checkpoint: ${entry.changes.map((change) => `\`${change.path.replace(/`/g, "'")}\``).join(', ')}.`);
+        break;
       default:
         break;
     }

@@ -3,6 +3,7 @@ import type { RecordedRequest, Responder } from '../scriptedEndpoint';
 import type { ScriptStep } from '../scriptedSteps';
 import { reply, toolCalls } from '../scriptedSteps';
 import { XSS_PAYLOADS } from '../xssPayloads';
+import { CHECKPOINT_TRIGGER, checkpointTurn } from './checkpointTurns';
 import { DEMO_LABEL, codingSession, isSummarizationRequest } from './codingSession';
 
 /** A summary with every heading the product's validator requires, so the review shows no problems. */
@@ -96,6 +97,7 @@ export const uiSession: Responder = (request, index) => {
   // Tool call ids are unique per request, as real endpoints make them.
   const callId = `call_ui_${index}`;
   if (userText.toLowerCase().includes(HOSTILE_TRIGGER)) return hostileTurn(steps, callId);
+  if (userText.toLowerCase().includes(CHECKPOINT_TRIGGER)) return checkpointTurn(userText, steps, callId);
   return shortTurn(userTurns, steps, callId);
 };
 
