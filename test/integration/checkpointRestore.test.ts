@@ -40,9 +40,9 @@ describe('restore checkpoint', () => {
   let endpoint: EndpointFixture | undefined;
   let removeFiles: (() => void) | undefined;
 
-  beforeEach(async () => {
-    removeFiles = writeWorkspaceFiles({ 'checkpoints/level.ts': ORIGINAL });
-    endpoint = await useScriptedEndpoint(
+  /** The agent steps of the two editing turns, then `more`; `between` runs after the first turn (a /compact, say). */
+  async function twoEditingTurns(more: ReturnType<typeof reply>[], between?: (fixture: EndpointFixture) => Promise<void>): Promise<EndpointFixture> {
+    const fixture = await useScriptedEndpoint(
       roleScript({
         agent: [
           toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 1', newText: 'level = 2' } }]),
@@ -50,15 +50,23 @@ describe('restore checkpoint', () => {
           reply('Bumped and created.'),
           toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 2', newText: 'level = 3' } }]),
           reply('Bumped again.'),
-          reply('Starting over from the restored files.'),
+          ...more,
         ],
       }),
+      { 'compaction.review': 'never' },
     );
+    endpoint = fixture;
     await newChatThread();
-    await sendChat(`@agent ${FIRST}`, endpoint.model);
-    await sendChat(`@agent ${SECOND}`, endpoint.model);
+    await sendChat(`@agent ${FIRST}`, fixture.model);
+    await between?.(fixture);
+    await sendChat(`@agent ${SECOND}`, fixture.model);
     assert.equal(file('checkpoints/level.ts'), 'export const level = 3;\n');
     assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    return fixture;
+  }
+
+  beforeEach(() => {
+    removeFiles = writeWorkspaceFiles({ 'checkpoints/level.ts': ORIGINAL });
   });
 
   afterEach(async () => {
@@ -71,8 +79,8 @@ describe('restore checkpoint', () => {
   });
 
   it('files and conversation: both go back to before the second request, and the next request starts from there', async () => {
-    const server = endpoint?.server;
-    assert.ok(server && endpoint);
+    const fixture = await twoEditingTurns([reply('Starting over from the restored files.')]);
+    const server = fixture.server;
     const session = await activeSession();
     // The first request is the session's first entry: "files and conversation" is offered only when there is an earlier point.
     const target = requestEntryId(session, SECOND);
@@ -84,7 +92,7 @@ describe('restore checkpoint', () => {
     assert.equal(onPath.at(-1)?.type, 'fileRestore');
 
     const before = server.requests.length;
-    await sendChat('@agent after the restore', endpoint.model);
+    await sendChat('@agent after the restore', fixture.model);
     const sent = server.requests[before];
     const text = requestText(sent);
     assert.ok(text.includes(FIRST) && !text.includes(SECOND), `the request after the restore: ${text.slice(0, 600)}`);
@@ -93,6 +101,7 @@ describe('restore checkpoint', () => {
   });
 
   it('files only, to before the first request: edited files get their old text, created files go, and the restore can be undone', async () => {
+    await twoEditingTurns([]);
     const session = await activeSession();
     await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', requestEntryId(session, FIRST), 'files');
     await waitFor('level.ts back to the original', () => (file('checkpoints/level.ts') === ORIGINAL ? true : undefined));
@@ -104,5 +113,26 @@ describe('restore checkpoint', () => {
     await restoreWith(restore?.id ?? '', 0);
     await waitFor('level.ts forward to 3 again', () => (file('checkpoints/level.ts') === 'export const level = 3;\n' ? true : undefined));
     assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+  });
+
+  it('restore pre-compaction with files: the conversation and the files go back to the compaction point', async () => {
+    await twoEditingTurns([], async (fixture) => {
+      await sendChat('@agent /compact', fixture.model);
+    });
+    const session = await activeSession();
+    const compaction = session.log.path().find((entry) => entry.type === 'compaction');
+    assert.ok(compaction, `no compaction: ${pathSummary(session)}`);
+    const running = vscode.commands.executeCommand('compactionAgent.restorePreCompactionBranch', compaction.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    await running;
+    await waitFor('level.ts back to the compaction point', () => (file('checkpoints/level.ts') === 'export const level = 2;\n' ? true : undefined));
+    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    const onPath = session.log.path();
+    assert.ok(!onPath.some((entry) => entry.type === 'compaction'), `the compaction is still on the branch: ${pathSummary(session)}`);
+    assert.ok(!onPath.some((entry) => entry.type === 'user' && entry.text === SECOND), 'the turn after the compaction came back although the files went back');
+    assert.ok(onPath.some((entry) => entry.type === 'user' && entry.text === FIRST), 'the history before the compaction is missing');
+    assert.ok(session.log.tree.get(compaction.id), 'the compacted branch was dropped');
   });
 });
