@@ -9,6 +9,7 @@ import type { RestorePort } from '../../src/core/checkpoints/fileCheckpoints';
 import { applyFileRestore, changedSince, checkpoints, planFileRestore, restoreNotice } from '../../src/core/checkpoints/fileCheckpoints';
 import type { FileChange, SessionEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
+import { validateEntry } from '../../src/core/session/entryValidation';
 import { awaitingCompactionConsent, returnToCompactionPoint } from '../../src/core/compaction/compactionUndo';
 import { blobRefOf } from '../../src/core/storage/blobStore';
 import { collect, scriptedModel, type ScriptStep } from '../support/agentFakes';
@@ -195,5 +196,13 @@ describe('file checkpoints', () => {
     expect(path.some((entry) => entry.type === 'user' && entry.text === 'now 43 and add c')).toBe(false);
     expect(awaitingCompactionConsent(path)).toBe(true);
     expect(later !== null && log.tree.has(later)).toBe(true);
+  });
+
+  it('a tool result with malformed snapshots keeps its output; only the snapshots are dropped', () => {
+    const line = { type: 'toolResult', id: 'r', parentId: 'a', timestamp: '2026-01-01T00:00:00Z', toolCallId: 'c', toolName: 'write_file', isError: false, content: 'Wrote x', fileChanges: [{ path: 'x', absolute: 42 }] };
+    const result = validateEntry(line);
+    expect('entry' in result && result.entry).toMatchObject({ type: 'toolResult', content: 'Wrote x' });
+    expect('entry' in result && 'fileChanges' in result.entry).toBe(false);
+    expect('error' in validateEntry({ type: 'fileRestore', id: 'f', parentId: 'r', timestamp: 't', targetId: 'u', changes: [{ path: 'x' }] })).toBe(true);
   });
 });

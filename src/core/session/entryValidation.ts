@@ -79,10 +79,21 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
   if (value.copyOf !== undefined && !isString(value.copyOf)) return { error: 'copyOf must be a string' };
   if (!isKnown(type)) return { entry: opaqueEntry(value, value.id, value.parentId) };
   if (!isString(value.timestamp)) return { error: 'missing timestamp' };
+  const entry = withoutBadSnapshots(value);
   for (const [field, check] of Object.entries(FIELDS[type])) {
-    if (!check(value[field])) return { error: `${type} entry has an invalid "${field}"` };
+    if (!check(entry[field])) return { error: `${type} entry has an invalid "${field}"` };
   }
-  return { entry: value as unknown as SessionEntry };
+  return { entry: entry as unknown as SessionEntry };
+}
+
+/**
+ * A tool result whose file snapshots are malformed keeps its output (what the model saw matters more); only
+ * the snapshots are dropped, so those changes are not offered for restore.
+ */
+function withoutBadSnapshots(value: Json): Json {
+  if (value.type !== 'toolResult' || value.fileChanges === undefined || isFileChanges(value.fileChanges)) return value;
+  const { fileChanges: _dropped, ...rest } = value;
+  return rest;
 }
 
 /** Own keys only: "toString" or "__proto__" must not pass as a kind. */
