@@ -21,6 +21,7 @@ import { registerPaletteCommands } from './vscode/paletteCommands';
 import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
 import { StatusBarController } from './vscode/statusBarController';
+import { PendingImages } from './vscode/pendingImages';
 
 /** When this module was evaluated: activation time counts from here (bundle load included). */
 const moduleLoadedAt = performance.now();
@@ -71,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const replies = new ChatReplies();
   const proposed = new ProposedContent();
   const confirmChange = changeConfirmation(configuration, proposed);
+  const pendingImages = new PendingImages();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
   const updateStatusBar = (): void => {
     const active = sessions.active;
@@ -92,8 +94,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
     modelProvider,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
-    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange }),
-    ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel }),
+    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages }),
+    ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
     new ContextKeys(sessions, endpoint, keys),
     // After a window reload VS Code restores the open panel; it follows the most recent session again.
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {

@@ -11,15 +11,20 @@ import { modelSummarizer } from '../core/compaction/modelSummarizer';
 import type { ModelError } from '../core/llm/modelStream';
 import { selectTools } from '../core/budget/toolSelection';
 import { functionName, ToolRegistry } from '../core/tools/toolRegistry';
-import type { UserAttachment } from '../core/session/entries';
+import type { UserAttachment, UserImage } from '../core/session/entries';
+import { imageDimensions, modelTakesImages } from '../core/context/userImages';
 import type { ExternalTool } from '../core/tools/toolTypes';
 import type { ConfirmChange } from '../core/tools/workspaceAccess';
 import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
+import type { ImageSource } from './chatAttachments';
+import type { PendingImages } from './pendingImages';
 import { readChatAttachments } from './chatAttachments';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import { externalTools } from './externalTools';
+import { markdownWithText, noteMarkdown } from './chatMarkdown';
+import { ReasoningView } from './reasoningView';
 import type { BoundModel } from './modelBinding';
 import { premiumRequestWarning, PremiumRequestTally } from './premiumRequestTally';
 import { vscodeWorkspaceAccess } from './workspaceAccess';
@@ -37,6 +42,8 @@ export interface AgentRunInput {
   review: CompactionReview;
   /** Asked before a tool changes a file or runs a command. */
   confirm: ConfirmChange;
+  /** Images queued by "Attach Image…", sent with this request. */
+  pendingImages?: PendingImages;
 }
 
 function shortArguments(text: string): string {
@@ -52,17 +59,13 @@ function workspaceUri(relative: string): vscode.Uri | undefined {
 
 /** What the chat shows for a failed model call, with the button that fixes it where there is one. */
 export function renderModelError(stream: vscode.ChatResponseStream, message: string, error?: ModelError): void {
-  stream.markdown(`\n\n**@agent stopped:** ${escapeMarkdown(message)}\n`);
+  stream.markdown(markdownWithText('\n\n**@agent stopped:** ', message, '\n'));
   if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
   if (error?.kind === 'notFound' || error?.kind === 'network') {
     stream.button({ command: 'compactionAgent.setUp', title: 'Set Up Endpoint' });
     stream.button({ command: 'compactionAgent.openSettings', title: 'Open Settings' });
   }
   if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
-}
-
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&');
 }
 
 function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
@@ -140,22 +143,48 @@ class ContextFooter {
   }
 }
 
+/** Why the images of this request stay out of the call, or undefined when the model gets them. */
+function imagesWithheld(input: AgentRunInput): string | undefined {
+  if (!input.bound.ours) return "VS Code's language-model API gives extensions no way to send images to its models yet";
+  if (modelTakesImages(input.bound.choice.id, input.configuration.settings.endpoint.imageInput)) return undefined;
+  return `${input.bound.choice.id} is not known to read images (set compactionAgent.endpoint.imageInput to "always" if it does)`;
+}
+
+/** Stores each image's bytes (base64) in the session's blob store, with its size from the header. */
+async function storeImages(input: AgentRunInput, images: readonly ImageSource[], skipped: string[]): Promise<UserImage[]> {
+  const stored: UserImage[] = [];
+  for (const image of images) {
+    const size = imageDimensions(image.bytes);
+    if (!size) {
+      skipped.push(`Not sent: ${image.name} is not a readable PNG, JPEG, GIF or WebP image.`);
+      continue;
+    }
+    const blob = await input.session.log.blobs.put(Buffer.from(image.bytes).toString('base64'));
+    stored.push({ blob, mimeType: image.mimeType, name: image.name, width: size.width, height: size.height });
+  }
+  const withheld = stored.length > 0 ? imagesWithheld(input) : undefined;
+  if (withheld) skipped.push(`${stored.map((image) => image.name).join(', ')} ${stored.length === 1 ? 'is' : 'are'} kept with your message, but the model gets only a line naming ${stored.length === 1 ? 'it' : 'them'}: ${withheld}.`);
+  return stored;
+}
+
 /** The request's attachments, capped for this model's window; what was left out or shortened is said in the reply. */
-async function requestAttachments(input: AgentRunInput): Promise<UserAttachment[]> {
+async function requestAttachments(input: AgentRunInput): Promise<{ attachments: UserAttachment[]; images: UserImage[] }> {
   const read = await readChatAttachments(input.request.references);
   const prepared = prepareAttachments(read.sources, thresholdsFor(input.bound.choice.contextWindow, input.configuration.settings));
   const shortened = prepared.shortened.map((label) => `Attached ${label} was shortened to its head and tail to fit the context; the model can ask for the rest.`);
-  for (const note of [...read.skipped, ...shortened]) input.stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
-  return prepared.attachments;
+  const skipped = [...read.skipped];
+  const images = await storeImages(input, [...read.images, ...(input.pendingImages?.take() ?? [])], skipped);
+  for (const note of [...skipped, ...shortened]) input.stream.markdown(noteMarkdown(note));
+  return { attachments: prepared.attachments, images };
 }
 
 export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const { session, bound, request, stream, token, configuration, review } = input;
   const abort = new AbortController();
   const subscription = token.onCancellationRequested(() => abort.abort());
-  for (const note of session.takeNotes()) stream.markdown(`*${escapeMarkdown(note)}*\n\n`);
+  for (const note of session.takeNotes()) stream.markdown(noteMarkdown(note));
   const premiumNote = premiumRequestWarning(session.id, bound.stream);
-  if (premiumNote) stream.markdown(`*${escapeMarkdown(premiumNote)}*\n\n`);
+  if (premiumNote) stream.markdown(noteMarkdown(premiumNote));
   const tally = new PremiumRequestTally([bound.stream, bound.summaryStream]);
   try {
     const counter = await session.ensureCounter();
@@ -200,7 +229,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, abort.signal),
       signal: abort.signal,
       userText: request.prompt,
-      userAttachments: await requestAttachments(input),
+      ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
       onContextWindowLearned: (tokens) => {
         bound.rememberWindow(tokens);
@@ -209,13 +238,16 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       },
     });
     const footer = new ContextFooter();
+    const reasoning = new ReasoningView(stream);
     for await (const event of events) {
+      reasoning.observe(event);
       render(event, stream);
       footer.observe(event);
     }
+    reasoning.flush();
     footer.render(stream);
     const requests = tally.footer();
-    if (requests) stream.markdown(`\n\n*${escapeMarkdown(requests)}.*\n`);
+    if (requests) stream.markdown(markdownWithText('\n\n*', `${requests}.`, '*\n'));
   } finally {
     subscription.dispose();
     await session.save().catch(() => undefined);

@@ -1,16 +1,25 @@
-// Reads what the user attached to a chat request (#file, selections, text; images are refused) into attachment sources for the core.
+// Reads what the user attached to a chat request (#file, selections, text, images) into attachment sources for the core.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { AttachmentSource } from '../core/context/userAttachments';
 import { readRegularFile } from '../core/tools/safeFileIo';
+import { IMAGE_MIME_TYPES, MAX_IMAGE_BYTES } from '../core/context/userImages';
 
 /** Attached files above this size are not read (only a capped head and tail would reach the model anyway). */
 const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
 /** Bytes looked at to tell a binary file from text. */
 const SNIFF_BYTES = 8192;
 
+/** An attached image's bytes, before they are stored (see agentRun.ts). */
+export interface ImageSource {
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
 export interface ReadAttachments {
   sources: AttachmentSource[];
+  images: ImageSource[];
   /** One sentence per attachment that was not sent, saying why (shown in the reply). */
   skipped: string[];
 }
@@ -21,7 +30,7 @@ interface BinaryReference {
   reference?: vscode.Uri;
 }
 
-function isBinaryReference(value: unknown): value is BinaryReference {
+function isBinaryReference(value: unknown): value is BinaryReference & { data: () => Thenable<Uint8Array> } {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   return typeof record.mimeType === 'string' && typeof record.data === 'function';
@@ -90,27 +99,59 @@ function shownName(reference: vscode.ChatPromptReference): string {
   return reference.modelDescription ?? reference.id;
 }
 
-async function sourceOf(reference: vscode.ChatPromptReference): Promise<AttachmentSource | string> {
+function imageMimeOf(path: string): string | undefined {
+  return IMAGE_MIME_TYPES[nodePath.extname(path).slice(1).toLowerCase()];
+}
+
+function tooLarge(name: string, bytes: number): string {
+  return `Not sent: the image ${name} is ${(bytes / 1024 / 1024).toFixed(1)} MB; images above ${MAX_IMAGE_BYTES / 1024 / 1024} MB are refused by servers.`;
+}
+
+/** An image file attached with #file: its bytes (a regular file inside the size limit). */
+async function imageFromUri(uri: vscode.Uri, mimeType: string): Promise<ImageSource | string> {
+  const name = nodePath.basename(uri.path);
+  const stat = await vscode.workspace.fs.stat(uri);
+  if (stat.size > MAX_IMAGE_BYTES) return tooLarge(name, stat.size);
+  const bytes = uri.scheme === 'file' ? await readRegularFile(uri.fsPath, name, MAX_IMAGE_BYTES) : await vscode.workspace.fs.readFile(uri);
+  return { name, mimeType, bytes };
+}
+
+async function imageFromBinary(reference: vscode.ChatPromptReference, value: BinaryReference & { data: () => Thenable<Uint8Array> }): Promise<ImageSource | string> {
+  const name = shownName(reference);
+  if (!Object.values(IMAGE_MIME_TYPES).includes(value.mimeType)) return `Not sent: ${name} (${value.mimeType}); images are sent as PNG, JPEG, GIF or WebP.`;
+  const bytes = await value.data();
+  if (bytes.length > MAX_IMAGE_BYTES) return tooLarge(name, bytes.length);
+  return { name, mimeType: value.mimeType, bytes };
+}
+
+async function sourceOf(reference: vscode.ChatPromptReference): Promise<AttachmentSource | ImageSource | string> {
   const value = reference.value;
-  if (value instanceof vscode.Uri) return fromUri(value);
+  if (value instanceof vscode.Uri) {
+    const mimeType = imageMimeOf(value.path);
+    return mimeType ? imageFromUri(value, mimeType) : fromUri(value);
+  }
   if (value instanceof vscode.Location) return fromLocation(value);
   if (typeof value === 'string') return { name: reference.modelDescription ?? reference.id, text: value, readable: false };
   if (isBinaryReference(value)) {
-    const what = value.mimeType.startsWith('image/') ? `the image ${shownName(reference)}` : `${shownName(reference)} (${value.mimeType})`;
-    return `Not sent: ${what}; @agent sends only text to the model so far.`;
+    if (value.mimeType.startsWith('image/')) return imageFromBinary(reference, value);
+    return `Not sent: ${shownName(reference)} (${value.mimeType}); @agent sends text and images, not other binary data.`;
   }
   return `Not sent: ${shownName(reference)}; @agent does not read this kind of attachment.`;
 }
 
 /** Reads every attachment; one that cannot be read becomes a line in `skipped` instead of failing the request. */
 export async function readChatAttachments(references: readonly vscode.ChatPromptReference[]): Promise<ReadAttachments> {
-  const result: ReadAttachments = { sources: [], skipped: [] };
+  const result: ReadAttachments = { sources: [], images: [], skipped: [] };
   const seen = new Set<string>();
   for (const reference of references) {
     try {
       const source = await sourceOf(reference);
       if (typeof source === 'string') {
         result.skipped.push(source);
+        continue;
+      }
+      if ('bytes' in source) {
+        result.images.push(source);
         continue;
       }
       const key = `${source.name}\u0000${source.lines?.start ?? ''}-${source.lines?.end ?? ''}`;

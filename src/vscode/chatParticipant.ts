@@ -15,6 +15,7 @@ import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import type { Logger } from './logger';
 import { bindModel } from './modelBinding';
 import { showSetup } from './setupReply';
+import type { PendingImages } from './pendingImages';
 
 export const PARTICIPANT_ID = 'compactionAgent.agent';
 
@@ -30,6 +31,8 @@ export interface ParticipantDeps {
   replies: ChatReplies;
   /** Asked before the agent's tools change files or run commands. */
   confirmChange: ConfirmChange;
+  /** Images "Attach Image…" queued for the next request. */
+  pendingImages: PendingImages;
 }
 
 function titleFrom(prompt: string): string {
@@ -86,10 +89,10 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
         break;
       }
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages });
       break;
     default:
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages });
   }
   await deps.sessions.store.touch(session.id);
   return { metadata: metadata() };

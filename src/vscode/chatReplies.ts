@@ -33,7 +33,8 @@ export class ChatReplies {
     // The host's stream is a frozen object: derive from it and define the recording methods as own properties.
     const recording: Partial<vscode.ChatResponseStream> = {
       markdown: (value) => {
-        reply.text += typeof value === 'string' ? value : value.value;
+        // appendText writes spaces as &nbsp;: recorded as spaces, so the text reads as the chat shows it.
+        reply.text += typeof value === 'string' ? value : value.value.replace(/&nbsp;/g, ' ');
         stream.markdown(value);
       },
       progress: (value) => {

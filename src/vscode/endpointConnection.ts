@@ -64,6 +64,7 @@ export class EndpointConnection implements vscode.Disposable {
       flags: detectEndpointFlags(endpoint.baseUrl, endpoint),
       timeoutMs: endpoint.timeoutSeconds * 1000,
       maxRetries: endpoint.maxRetries,
+      imageInput: endpoint.imageInput,
     });
   }
 

@@ -1,4 +1,5 @@
 // Offers the configured endpoint's models to all of VS Code (model picker, other extensions) as a language-model provider.
+import { modelTakesImages } from '../core/context/userImages';
 import * as vscode from 'vscode';
 import { resolveContextWindow } from '../core/budget/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
@@ -75,7 +76,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
         maxInputTokens: Math.max(1, window.tokens - maxOutputTokens),
         maxOutputTokens,
         contextWindow: window.tokens,
-        capabilities: { toolCalling: true, imageInput: false },
+        capabilities: { toolCalling: true, imageInput: modelTakesImages(model.id, settings.endpoint.imageInput) },
       };
     }));
   }

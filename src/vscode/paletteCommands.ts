@@ -9,6 +9,9 @@ import type { ApiKeyStore } from './apiKeyStore';
 import type { CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
 import { restoreCheckpoint } from './checkpointRestore';
+import { showReasoning } from './reasoningView';
+import type { PendingImages } from './pendingImages';
+import { attachImages } from './pendingImages';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
@@ -22,6 +25,7 @@ export interface CommandDeps {
   configuration: Configuration;
   endpoint: EndpointConnection;
   showPanel: () => void;
+  pendingImages: PendingImages;
 }
 
 /** Every command id this module registers; the manifest is tested against it. */
@@ -29,6 +33,8 @@ export const COMMAND_IDS = [
   'compactionAgent.showBudget',
   'compactionAgent.restorePreCompactionBranch',
   'compactionAgent.restoreCheckpoint',
+  'compactionAgent.showReasoning',
+  'compactionAgent.attachImage',
   'compactionAgent.switchBranch',
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
@@ -133,6 +139,8 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       deps.review.say('info', message);
       void vscode.window.showInformationMessage(message);
     },
+    'compactionAgent.showReasoning': (text) => showReasoning(text),
+    'compactionAgent.attachImage': (uris) => attachImages(deps.pendingImages, uris),
     'compactionAgent.switchBranch': () => switchBranch(deps),
     'compactionAgent.compactNow': () => compactNow(deps),
     'compactionAgent.pruneNow': async () => {

@@ -7,7 +7,6 @@ import { TokenCounter, estimateTokens } from '../../src/core/tokens/tokenCounter
 import { textSlices } from '../../src/core/tokens/textSlices';
 import { CountCache } from '../../src/core/tokens/countCache';
 import { countEntry, countPath, entryMessage } from '../../src/core/tokens/entryTokens';
-import { IMAGE_TOKENS_ESTIMATE } from '../../src/core/tokens/tokenCounter';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { PathBuilder } from '../support/sessionPathBuilder';
 
@@ -166,13 +165,14 @@ describe('CountCache', () => {
     builder.tool('t1', 'c1', 'out\n'.repeat(40));
     builder.tool('t2', 'c2', '');
     builder.assistant('a2', [], 'done, see above');
-    const image = { blob: { sha256: 'f'.repeat(64), bytes: 10, chars: 10 }, mimeType: 'image/png' };
+    const image = { blob: { sha256: 'f'.repeat(64), bytes: 10, chars: 10 }, mimeType: 'image/png', name: 'shot.png', width: 1024, height: 1024 };
     const withImages = { ...builder.entries[0]!, id: 'u2', images: [image, image] } as typeof builder.entries[0];
     const entries = [...builder.path(), withImages].filter(isMessageEntry);
     for (const entry of entries) {
       for (const variant of ['full', 'pruned'] as const) {
-        const images = entry.type === 'user' ? (entry.images?.length ?? 0) : 0;
-        const expected = counter.countMessage(entryMessage(entry, variant)) + images * IMAGE_TOKENS_ESTIMATE;
+        const images = entry.type === 'user' ? (entry.images?.length ?? 0) * 765 : 0;
+        const expected = counter.countMessage(entryMessage(entry, variant));
+        expect(expected - counter.countMessage({ ...entryMessage(entry, variant), images: [] } as ReturnType<typeof entryMessage>)).toBe(images);
         expect(countEntry(entry, counter, new CountCache(), variant), `${entry.id} ${variant}`).toBe(expected);
       }
     }

@@ -1,8 +1,9 @@
 // The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
+import { withImageData } from '../context/userImages';
 import { restoreNotice } from '../checkpoints/fileCheckpoints';
 import { buildContext } from '../context/contextBuilder';
 import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
-import type { AssistantEntry, UserAttachment, UserEntry } from '../session/entries';
+import type { AssistantEntry, UserAttachment, UserEntry, UserImage } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import type { Calibration } from '../budget/calibration';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
@@ -49,6 +50,8 @@ export interface AgentOptions {
   userText?: string;
   /** Files and selections the user attached to that message (already capped, see userAttachments.ts). */
   userAttachments?: UserAttachment[];
+  /** Images the user attached to that message, stored in the blob store (see userImages.ts). */
+  userImages?: UserImage[];
   systemPrompt?: string;
   systemRole?: 'system' | 'developer';
   maxSteps?: number;
@@ -211,7 +214,8 @@ async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<Ag
     yield { type: 'error', message: autoOffMessage(measured.budget.used, measured.budget.usable) };
     return 'error';
   }
-  const messages = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
+  const built = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
+  const messages = await withImageData(built, options.log.blobs);
   const maxOutputTokens = requestOutputTokens(measured, state.deps);
   const outcome = yield* modelStep(options.model, { messages, tools: [...state.deps.tools], maxOutputTokens }, options.signal);
   if (outcome.kind !== 'done') {
@@ -239,7 +243,8 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
     const restored = restoreNotice(options.log.path());
     const attached = [...(restored ? [restored] : []), ...(options.userAttachments ?? [])];
     const attachments = attached.length > 0 ? { attachments: attached } : {};
-    userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments })) as UserEntry;
+    const images = options.userImages?.length ? { images: options.userImages } : {};
+    userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments, ...images })) as UserEntry;
   }
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
   let reason: DoneReason | 'next' = 'next';

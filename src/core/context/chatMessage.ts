@@ -1,4 +1,5 @@
-// Chat Completions messages exactly as an OpenAI-compatible endpoint receives them (structurally compatible with the SDK's types).
+// Chat Completions messages as an OpenAI-compatible endpoint receives them (images become content parts in requestBody.ts).
+import type { MessageImage } from './userImages';
 
 export interface ChatToolCall {
   id: string;
@@ -14,6 +15,8 @@ export interface SystemMessage {
 export interface UserMessage {
   role: 'user';
   content: string;
+  /** Images of the message (their markers are in content); only models that take images get them on the wire. */
+  images?: MessageImage[];
 }
 
 export interface AssistantMessage {

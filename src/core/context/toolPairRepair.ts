@@ -2,7 +2,7 @@
 import type { ChatMessage, ChatToolCall } from './chatMessage';
 import type { AssistantEntry, MessageEntry, ToolResultEntry } from '../session/entries';
 import { prunePlaceholder } from './contextMarkers';
-import { userContent } from './userContent';
+import { userMessage } from './userContent';
 
 export const CANCELLED_RESULT = '[cancelled: the tool call was interrupted before it returned]';
 
@@ -111,7 +111,7 @@ export function repairToolPairs(sequence: readonly Candidate[], pruned: Readonly
   sequence.forEach((candidate, i) => {
     if (state.consumed.has(i)) return;
     const entry = candidate.entry;
-    if (entry.type === 'user') items.push({ message: { role: 'user', content: userContent(entry) }, kind: candidate.kind, entryId: entry.id });
+    if (entry.type === 'user') items.push({ message: userMessage(entry), kind: candidate.kind, entryId: entry.id });
     else if (entry.type === 'assistant') for (const item of assistantItems(entry, i, candidate.kind, sequence, state)) items.push(item);
     // A toolResult reached here has no call before it in the context: sending it would be rejected, so it is left out.
   });

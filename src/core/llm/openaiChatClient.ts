@@ -1,4 +1,6 @@
 // Streams chat completions from any OpenAI-compatible endpoint with retries, timeouts and classified errors.
+import type { ImageInputMode } from '../context/userImages';
+import { modelTakesImages } from '../context/userImages';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { EndpointFlags } from './endpointFlags';
@@ -32,6 +34,8 @@ export interface OpenAiChatClientOptions {
   /** [0, 1) source for retry jitter. */
   random?: () => number;
   fetch?: typeof globalThis.fetch;
+  /** Whether images attached to user messages are sent (compactionAgent.endpoint.imageInput); default "auto". */
+  imageInput?: ImageInputMode;
 }
 
 /** Thrown by listModels (the only call that throws); its message is already scrubbed of the key. */
@@ -120,7 +124,7 @@ export class OpenAiChatClient implements ModelStream {
   }
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
-    const body = buildRequestBody(this.options.model, request, this.flags);
+    const body = buildRequestBody(this.options.model, request, this.flags, modelTakesImages(this.options.model, this.options.imageInput ?? 'auto'));
     for (let attempt = 1; ; attempt++) {
       const assembler = new StreamAssembler();
       const outcome: TerminalEvent = yield* this.attempt(body, assembler, signal);

@@ -69,13 +69,23 @@ export interface UserAttachment {
   text: string;
 }
 
+/** An image attached to a user message; its size is absent when the header could not be read. */
+export interface UserImage {
+  /** The image's bytes, base64-encoded, as a text blob. */
+  blob: BlobRef;
+  mimeType: string;
+  name: string;
+  width?: number;
+  height?: number;
+}
+
 export interface UserEntry extends EntryBase {
   type: 'user';
   text: string;
   /** Files and selections attached to the message, sent after its text. */
   attachments?: UserAttachment[];
-  /** Images attached to the message, by blob; counted as estimates. */
-  images?: Array<{ blob: BlobRef; mimeType: string }>;
+  /** Images attached to the message: their bytes as base64 text in a blob, sent only to models that take images. */
+  images?: UserImage[];
   /** Set on messages the agent wrote itself (e.g. "continue" after an automatic compaction). */
   synthetic?: boolean;
 }

@@ -18,6 +18,7 @@ const isBlobRef: Check = (value) => isObject(value) && isString(value.sha256) &&
 const isToolCall: Check = (value) => isObject(value) && isString(value.id) && isString(value.name) && isString(value.arguments);
 const isUsage: Check = (value) =>
   isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && (value.cost === undefined || isReportedCost(value.cost));
+const isImage: Check = (value) => isObject(value) && isBlobRef(value.blob) && isString(value.mimeType) && isString(value.name) && optional(isNumber)(value.width) && optional(isNumber)(value.height);
 const isAttachment: Check = (value) => isObject(value) && isString(value.label) && isString(value.text);
 const isFileChange: Check = (value) =>
   isObject(value) &&
@@ -36,7 +37,7 @@ const isOneOf =
 type KnownType = Exclude<SessionEntry['type'], 'opaque'>;
 
 const FIELDS: Record<KnownType, Record<string, Check>> = {
-  user: { text: isString, synthetic: optional(isBoolean), images: optional(Array.isArray), attachments: optional((value) => Array.isArray(value) && value.every(isAttachment)) },
+  user: { text: isString, synthetic: optional(isBoolean), images: optional((value) => Array.isArray(value) && value.every(isImage)), attachments: optional((value) => Array.isArray(value) && value.every(isAttachment)) },
   assistant: {
     text: isString,
     toolCalls: (value) => Array.isArray(value) && value.every(isToolCall),

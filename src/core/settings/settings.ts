@@ -1,4 +1,5 @@
 // Every setting of the extension: its default and bounds, and one pure parser that validates raw values.
+import type { ImageInputMode } from '../context/userImages';
 
 export type ReviewMode = 'always' | 'manual' | 'never';
 export type EndpointFlavor = 'auto' | 'openai' | 'azure' | 'openrouter' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama';
@@ -15,6 +16,8 @@ export interface Settings {
     systemRole: SystemRole;
     timeoutSeconds: number;
     maxRetries: number;
+    /** Whether images attached in the chat are sent to the endpoint's models ("auto": by the model id). */
+    imageInput: ImageInputMode;
   };
   context: {
     /** 0 = from the model's metadata, else the endpoint's model list, else 128k. */
@@ -92,6 +95,7 @@ export const SETTING_SPECS = {
   },
   'endpoint.maxTokensParameter': { kind: 'enum', default: 'auto', values: ['auto', 'max_tokens', 'max_completion_tokens'] },
   'endpoint.systemRole': { kind: 'enum', default: 'auto', values: ['auto', 'system', 'developer'] },
+  'endpoint.imageInput': { kind: 'enum', default: 'auto', values: ['auto', 'always', 'never'] },
   'endpoint.timeoutSeconds': { kind: 'number', default: 120, minimum: 5, maximum: 3600 },
   'endpoint.maxRetries': { kind: 'number', default: 3, minimum: 0, maximum: 10 },
   'context.windowTokens': { kind: 'number', default: 0, minimum: 0, maximum: 10_000_000 },
@@ -134,6 +138,7 @@ export const USER_ONLY_SETTINGS: readonly SettingKey[] = [
   'endpoint.systemRole',
   'endpoint.timeoutSeconds',
   'endpoint.maxRetries',
+  'endpoint.imageInput',
   'tools.requireConfirmation',
   'tools.includeVsCodeTools',
 ];
@@ -236,6 +241,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       systemRole: get('endpoint.systemRole'),
       timeoutSeconds: get('endpoint.timeoutSeconds'),
       maxRetries: get('endpoint.maxRetries'),
+      imageInput: get('endpoint.imageInput'),
     },
     context: { windowTokens: get('context.windowTokens'), maxOutputTokens: get('context.maxOutputTokens'), windowOverrides: get('context.windowOverrides') },
     compaction: {

@@ -2,11 +2,11 @@
 import type { ChatMessage } from '../context/chatMessage';
 import type { MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
 import { prunePlaceholder } from '../context/contextMarkers';
-import { userContent } from '../context/userContent';
+import { userContent, userMessage } from '../context/userContent';
 import type { CountCache, CountVariant } from './countCache';
 import { extendStore, PathCountMap, PathStore, standaloneStore } from './pathCounts';
 import type { TokenCounter } from './tokenCounter';
-import { IMAGE_TOKENS_ESTIMATE } from './tokenCounter';
+import { imagesTokens } from '../context/userImages';
 
 /** The chat message an entry becomes on the wire (pruned tool results carry the context builder's placeholder). */
 export function entryMessage(
@@ -16,7 +16,7 @@ export function entryMessage(
 ): ChatMessage {
   switch (entry.type) {
     case 'user':
-      return { role: 'user', content: userContent(entry) };
+      return userMessage(entry);
     case 'assistant':
       return {
         role: 'assistant',
@@ -40,11 +40,11 @@ export function entryMessage(
   }
 }
 
-/** Tokens of one message entry as entryMessage renders it (images as estimates), uncached and without building the message. */
+/** Tokens of one message entry as entryMessage renders it (images by their size), uncached and without building the message. */
 function messageTokens(entry: MessageEntry, counter: TokenCounter, variant: CountVariant): number {
   switch (entry.type) {
     case 'user':
-      return counter.countMessageParts('user', userContent(entry)) + (entry.images?.length ?? 0) * IMAGE_TOKENS_ESTIMATE;
+      return counter.countMessageParts('user', userContent(entry)) + imagesTokens(entry.images);
     case 'assistant':
       return counter.countMessageParts('assistant', entry.text, entry.toolCalls);
     case 'toolResult':

@@ -1,4 +1,5 @@
 // Counts tokens of text, chat messages and tool definitions with gpt-tokenizer, loaded lazily on first use.
+import { imagesTokens } from '../context/userImages';
 import {
   COMPLETION_REQUEST_TOKEN_OVERHEAD,
   FUNCTION_CALL_METADATA_TOKEN_OVERHEAD,
@@ -18,9 +19,6 @@ export interface ToolCallText {
   name: string;
   arguments: string;
 }
-
-/** Tokens charged for one attached image: a 1024×1024 image at high detail (85 + 4 tiles × 170). */
-export const IMAGE_TOKENS_ESTIMATE = 765;
 
 /** Cheap chars/4 estimate, only for use before the tokenizer has loaded (it misses by 10–30 %). */
 export function estimateTokens(text: string): number {
@@ -89,10 +87,11 @@ export class TokenCounter {
     return this.count(text);
   }
 
-  /** One message with its chat-format overhead; each tool call adds its name, arguments and call framing. */
+  /** One message with its chat-format overhead; each tool call adds its name, arguments and call framing; each image its tiles. */
   countMessage(message: ChatMessage): number {
     const calls = message.role === 'assistant' ? message.tool_calls?.map((call) => call.function) : undefined;
-    return this.countMessageParts(message.role, message.content, calls);
+    const images = message.role === 'user' ? imagesTokens(message.images) : 0;
+    return this.countMessageParts(message.role, message.content, calls) + images;
   }
 
   /**
