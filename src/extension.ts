@@ -22,6 +22,7 @@ import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
 import { StatusBarController } from './vscode/statusBarController';
 import { PendingImages } from './vscode/pendingImages';
+import { TerminalRunner } from './vscode/terminalRunner';
 
 /** When this module was evaluated: activation time counts from here (bundle load included). */
 const moduleLoadedAt = performance.now();
@@ -73,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const proposed = new ProposedContent();
   const confirmChange = changeConfirmation(configuration, proposed);
   const pendingImages = new PendingImages();
+  const terminal = new TerminalRunner();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
   const updateStatusBar = (): void => {
     const active = sessions.active;
@@ -88,13 +90,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     review,
     panel,
     statusBar,
+    terminal,
     sessions.onDidChangeActive(updateStatusBar),
     keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
     proposed,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
     modelProvider,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
-    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages }),
+    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages, terminal }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
     new ContextKeys(sessions, endpoint, keys),
     // After a window reload VS Code restores the open panel; it follows the most recent session again.

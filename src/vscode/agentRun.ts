@@ -19,6 +19,7 @@ import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { ImageSource } from './chatAttachments';
 import type { PendingImages } from './pendingImages';
+import type { TerminalRunner } from './terminalRunner';
 import { readChatAttachments } from './chatAttachments';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
@@ -44,6 +45,8 @@ export interface AgentRunInput {
   confirm: ConfirmChange;
   /** Images queued by "Attach Image…", sent with this request. */
   pendingImages?: PendingImages;
+  /** The visible "@agent" terminal, used when tools.runCommandsInTerminal is on. */
+  terminal?: TerminalRunner;
 }
 
 function shortArguments(text: string): string {
@@ -183,6 +186,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const abort = new AbortController();
   const subscription = token.onCancellationRequested(() => abort.abort());
   for (const note of session.takeNotes()) stream.markdown(noteMarkdown(note));
+  if (bound.summaryNote) stream.markdown(noteMarkdown(bound.summaryNote));
   const premiumNote = premiumRequestWarning(session.id, bound.stream);
   if (premiumNote) stream.markdown(noteMarkdown(premiumNote));
   const tally = new PremiumRequestTally([bound.stream, bound.summaryStream]);
@@ -205,7 +209,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
         stream.markdown(`*Offered ${selection.chosen.length} of ${optional.length} VS Code tools: all of them would take more than a quarter of this model's ${formatTokens(selection.limit * 4)}-token prompt budget (compactionAgent.tools.includeVsCodeTools).*\n\n`);
       }
     }
-    const workspace = vscodeWorkspaceAccess(input.confirm);
+    const workspace = vscodeWorkspaceAccess(input.confirm, configuration.settings.tools.runCommandsInTerminal ? input.terminal : undefined);
     // A repository's instruction files steer the model: only a trusted workspace gets to do that.
     const instructions = vscode.workspace.isTrusted ? await readInstructionFiles((file) => workspace.readFile(file)) : [];
     const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots(), instructions });

@@ -16,6 +16,7 @@ import type { Logger } from './logger';
 import { bindModel } from './modelBinding';
 import { showSetup } from './setupReply';
 import type { PendingImages } from './pendingImages';
+import type { TerminalRunner } from './terminalRunner';
 
 export const PARTICIPANT_ID = 'compactionAgent.agent';
 
@@ -33,6 +34,8 @@ export interface ParticipantDeps {
   confirmChange: ConfirmChange;
   /** Images "Attach Image…" queued for the next request. */
   pendingImages: PendingImages;
+  /** The visible "@agent" terminal for run_command (tools.runCommandsInTerminal). */
+  terminal: TerminalRunner;
 }
 
 function titleFrom(prompt: string): string {
@@ -89,10 +92,10 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
         break;
       }
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal });
       break;
     default:
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages });
+      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal });
   }
   await deps.sessions.store.touch(session.id);
   return { metadata: metadata() };

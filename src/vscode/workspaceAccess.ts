@@ -8,6 +8,7 @@ import type { SearchCandidate } from '../core/tools/textSearch';
 import { SEARCH_LIMITS, searchCandidates } from '../core/tools/textSearch';
 import type { ConfirmChange, DirEntry, SearchOptions, TextEdit, WorkspaceAccess, WorkspaceFileStat } from '../core/tools/workspaceAccess';
 import { compilePattern, WorkspaceRefusal } from '../core/tools/workspaceAccess';
+import type { TerminalRunner } from './terminalRunner';
 import { WorkspaceIgnores } from './workspaceIgnores';
 
 const EXCLUDE = '**/{node_modules,.git,.hg,.svn}/**';
@@ -67,7 +68,11 @@ async function applyAndSave(edit: vscode.WorkspaceEdit, uri: vscode.Uri, what: s
   if (document?.isDirty) await document.save();
 }
 
-export function vscodeWorkspaceAccess(confirm: ConfirmChange): WorkspaceAccess {
+/**
+ * `terminal` is the visible runner when compactionAgent.tools.runCommandsInTerminal is on; without shell integration
+ * it declines and the command runs hidden, with a note saying so.
+ */
+export function vscodeWorkspaceAccess(confirm: ConfirmChange, terminal?: TerminalRunner): WorkspaceAccess {
   const resolveTarget = (raw: string): Promise<SafePath> => resolveSafely(raw, fileRoots());
   const resolve = async (raw: string): Promise<vscode.Uri> => vscode.Uri.file((await resolveTarget(raw)).absolute);
   const requireTrust = (what: string): void => {
@@ -164,7 +169,10 @@ export function vscodeWorkspaceAccess(confirm: ConfirmChange): WorkspaceAccess {
       requireTrust('run commands');
       const cwd = (await resolve(options.cwd ?? '.')).fsPath;
       await confirmed(confirm({ kind: 'command', command, cwd }, options.signal), `run \`${command}\``);
-      return runShellCommand(command, { ...options, cwd });
+      const shown = terminal ? await terminal.run(command, cwd, options) : undefined;
+      if (shown) return shown;
+      const result = await runShellCommand(command, { ...options, cwd });
+      return terminal ? { ...result, output: `[ran without the @agent terminal: its shell has no VS Code shell integration]\n${result.output}` } : result;
     },
   };
 }

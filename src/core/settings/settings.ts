@@ -59,6 +59,8 @@ export interface Settings {
     requireConfirmation: boolean;
     /** Offer VS Code's tools (vscode.lm.tools, MCP servers included) next to the built-in ones. */
     includeVsCodeTools: boolean;
+    /** Run run_command in a visible "@agent" terminal (shell integration) instead of a hidden process. */
+    runCommandsInTerminal: boolean;
   };
   statusBar: {
     warningPercent: number;
@@ -118,6 +120,7 @@ export const SETTING_SPECS = {
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
   'tools.requireConfirmation': { kind: 'boolean', default: true },
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
+  'tools.runCommandsInTerminal': { kind: 'boolean', default: false },
   'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
   'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
 } as const satisfies Record<string, SettingSpec>;
@@ -266,6 +269,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       commandTimeoutSeconds: get('tools.commandTimeoutSeconds'),
       requireConfirmation: get('tools.requireConfirmation'),
       includeVsCodeTools: get('tools.includeVsCodeTools'),
+      runCommandsInTerminal: get('tools.runCommandsInTerminal'),
     },
     statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
   };

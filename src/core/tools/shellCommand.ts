@@ -11,7 +11,7 @@ export interface ShellOptions {
 }
 
 /** Keeps the first and last halves of a stream of text, counting what fell out in between. */
-class BoundedOutput {
+export class BoundedOutput {
   private head = '';
   private tail = '';
   dropped = 0;
