@@ -147,6 +147,8 @@ export interface UsageView {
   recentTurns: TurnUsageView[];
   /** All turns on the branch (recentTurns may hold fewer). */
   turnCount: number;
+  /** Set when the session talks to a VS Code model (Copilot): its calls, each of which may be a premium request. */
+  premiumRequests?: { model: string; requests: number };
 }
 
 export type BusyWhat = 'summarizing' | 'pruning' | 'applying';

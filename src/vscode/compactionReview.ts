@@ -14,7 +14,8 @@ import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
 import { toProposalView } from '../core/views/proposalView';
 import { toUsageView } from '../core/views/usageView';
-import type { BusyWhat, CompactionProposalView, Notice, PanelState } from '../shared/panelViewModels';
+import type { BusyWhat, CompactionProposalView, Notice, PanelState, UsageView } from '../shared/panelViewModels';
+import { VENDOR } from './endpointModelProvider';
 import { emptyPanelState } from '../shared/panelViewModels';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
@@ -66,9 +67,16 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
-      usage: toUsageView(path),
+      usage: this.usageWithPremium(toUsageView(path)),
       ...(this.notice ? { notice: this.notice } : {}),
     };
+  }
+
+  /** With VS Code's own models every call is a request that may count as premium; our endpoint's calls are not. */
+  private usageWithPremium(usage: UsageView): UsageView {
+    const model = this.sessions.lastModel;
+    if (!model || model.vendor === VENDOR) return usage;
+    return { ...usage, premiumRequests: { model: model.id, requests: usage.session.calls + usage.session.unreportedCalls } };
   }
 
   async pruneNow(): Promise<void> {

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { matchOverflow } from '../core/llm/overflowPatterns';
 import type { ChatRequest, ModelError, ModelStream, StreamEvent } from '../core/llm/modelStream';
-import type { ToolCall } from '../core/session/entries';
+import type { ToolCall, Usage } from '../core/session/entries';
 import { toLanguageModelMessages, toLanguageModelTools } from './languageModelMessages';
 
 function classify(error: unknown, cancelled: boolean): ModelError {
@@ -50,11 +50,11 @@ export class LanguageModelStream implements ModelStream {
     const toolCalls: ToolCall[] = [];
     try {
       this.sent++;
-      const response = await this.model.sendRequest(
-        toLanguageModelMessages(request.messages),
-        { tools: toLanguageModelTools(request.tools), justification: 'Compaction Agent runs your request with this model.' },
-        source.token,
-      );
+      const messages = toLanguageModelMessages(request.messages);
+      const tools = toLanguageModelTools(request.tools);
+      const response = await this.model.sendRequest(messages, { tools, justification: 'Compaction Agent runs your request with this model.' }, source.token);
+      // Counted while the reply streams: VS Code models report no usage, so their own tokenizer stands in for it.
+      const prompt = this.countPrompt(messages, tools, source.token);
       for await (const part of response.stream) {
         if (part instanceof vscode.LanguageModelTextPart) {
           text += part.value;
@@ -65,7 +65,8 @@ export class LanguageModelStream implements ModelStream {
         }
       }
       if (signal.aborted) throw new Error('cancelled');
-      yield { type: 'done', text, toolCalls, invalidArguments: [], stopReason: toolCalls.length > 0 ? 'toolCalls' : 'stop' };
+      const usage = await this.usage(prompt, text, toolCalls, source.token);
+      yield { type: 'done', text, toolCalls, invalidArguments: [], stopReason: toolCalls.length > 0 ? 'toolCalls' : 'stop', ...(usage ? { usage } : {}) };
     } catch (error) {
       yield { type: 'error', error: classify(error, signal.aborted), partial: { text, toolCalls } };
     } finally {
@@ -74,8 +75,45 @@ export class LanguageModelStream implements ModelStream {
     }
   }
 
+  /**
+   * The prompt as the model's own tokenizer counts it (messages, plus the tool definitions as JSON), or undefined
+   * when counting fails, takes too long or answers nonsense: then the meter keeps its own estimate.
+   */
+  private async countPrompt(messages: vscode.LanguageModelChatMessage[], tools: vscode.LanguageModelChatTool[], token: vscode.CancellationToken): Promise<number | undefined> {
+    const counting = (async () => {
+      const counts = await Promise.all([...messages.map((message) => this.model.countTokens(message, token)), tools.length > 0 ? this.model.countTokens(JSON.stringify(tools), token) : 0]);
+      return counts.every(isPlausibleCount) ? counts.reduce((sum, count) => sum + count, 0) : undefined;
+    })();
+    return withinTime(counting.catch(() => undefined), COUNT_TIME_LIMIT_MS);
+  }
+
+  private async usage(prompt: Promise<number | undefined>, text: string, calls: readonly ToolCall[], token: vscode.CancellationToken): Promise<Usage | undefined> {
+    const promptTokens = await prompt;
+    if (promptTokens === undefined || promptTokens <= 0) return undefined;
+    const output = text + calls.map((call) => call.arguments).join('');
+    const completionTokens = output === '' ? 0 : await withinTime(Promise.resolve(this.model.countTokens(output, token)).catch(() => undefined), COUNT_TIME_LIMIT_MS);
+    return isPlausibleCount(completionTokens) ? { promptTokens, completionTokens } : undefined;
+  }
+
   /** The model's own count, for models whose tokenizer we do not have. */
   async countTokens(text: string): Promise<number> {
     return this.model.countTokens(text);
   }
+}
+
+/** Counting is a local call for Copilot's models, but a provider may be slow: the turn never waits longer than this. */
+const COUNT_TIME_LIMIT_MS = 3000;
+
+function isPlausibleCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < 100_000_000;
+}
+
+function withinTime<T>(work: Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    void work.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
 }

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { resolveContextWindow, type ResolvedWindow } from '../core/budget/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
+import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../core/settings/summaryModelRef';
 import { thresholdsFor } from '../core/budget/thresholds';
 import type { ModelStream } from '../core/llm/modelStream';
 import type { ModelChoice } from './agentSession';
@@ -21,6 +22,8 @@ export interface BoundModel {
   ours: boolean;
   /** Remembers a window an overflow error named, for this endpoint and model across sessions. */
   rememberWindow: (tokens: number) => void;
+  /** Why the configured summary model is not the one used, when it is not. */
+  summaryNote?: string;
 }
 
 /** A model the session last used, kept so palette commands can summarize with it outside a chat request. */
@@ -38,7 +41,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
     const rememberWindow = remembering(endpoint.windows, endpoint.windowKey, model.id);
-    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true, rememberWindow };
+    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true, rememberWindow, ...(summary.note ? { summaryNote: summary.note } : {}) };
   }
   // VS Code reports the input limit; the whole window is that plus the reply reserve, so the usable part is the limit.
   const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
@@ -57,6 +60,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     summaryWindow: summary.window,
     ours: false,
     rememberWindow: remembering(endpoint.windows, vendorKey, model.id),
+    ...(summary.note ? { summaryNote: summary.note } : {}),
   };
 }
 
@@ -68,14 +72,23 @@ function remembering(memory: WindowMemory, endpointKey: string, model: string): 
   return (tokens) => void memory.remember(endpointKey, model, tokens);
 }
 
-async function summaryModel(
-  endpoint: EndpointConnection,
-  configuration: Configuration,
-  fallback: ModelStream,
-  fallbackWindow: number,
-): Promise<{ stream: ModelStream; window: number }> {
+interface SummaryModel {
+  stream: ModelStream;
+  window: number;
+  /** Set when the configured summary model could not be used, saying so (shown in the reply). */
+  note?: string;
+}
+
+async function summaryModel(endpoint: EndpointConnection, configuration: Configuration, fallback: ModelStream, fallbackWindow: number): Promise<SummaryModel> {
   const id = configuration.settings.compaction.summaryModel;
-  if (!id || !endpoint.configured) return { stream: fallback, window: fallbackWindow };
+  if (!id) return { stream: fallback, window: fallbackWindow };
+  if (id.startsWith(VSCODE_MODEL_PREFIX)) {
+    const ref = vscodeModelRef(id);
+    const model = ref ? await findModel(ref) : undefined;
+    if (!model) return { stream: fallback, window: fallbackWindow, note: `The summary model ${id} is not available in VS Code; summaries use the chat's model (compactionAgent.compaction.summaryModel).` };
+    return { stream: new LanguageModelStream(model), window: model.maxInputTokens > 0 ? model.maxInputTokens : fallbackWindow };
+  }
+  if (!endpoint.configured) return { stream: fallback, window: fallbackWindow, note: `The summary model ${id} is an endpoint model, but no endpoint is configured; summaries use the chat's model.` };
   const listed = (await endpoint.listModels()).find((info) => info.id === id) ?? { id };
   const window = resolveContextWindow(await endpoint.windowInputs(listed));
   return { stream: await endpoint.client(id), window: window.source === 'default' ? fallbackWindow : window.tokens };

@@ -12,6 +12,7 @@ import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
 import type { PendingImages } from './pendingImages';
 import { attachImages } from './pendingImages';
+import { chooseSummaryModel } from './summaryModelPicker';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
@@ -35,6 +36,7 @@ export const COMMAND_IDS = [
   'compactionAgent.restoreCheckpoint',
   'compactionAgent.showReasoning',
   'compactionAgent.attachImage',
+  'compactionAgent.chooseSummaryModel',
   'compactionAgent.switchBranch',
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
@@ -141,6 +143,10 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
     },
     'compactionAgent.showReasoning': (text) => showReasoning(text),
     'compactionAgent.attachImage': (uris) => attachImages(deps.pendingImages, uris),
+    'compactionAgent.chooseSummaryModel': async () => {
+      const chosen = await chooseSummaryModel(deps.endpoint, deps.configuration);
+      if (chosen !== undefined) void vscode.window.showInformationMessage(chosen ? `Summaries are now written by ${chosen}.` : "Summaries are now written by the chat's model.");
+    },
     'compactionAgent.switchBranch': () => switchBranch(deps),
     'compactionAgent.compactNow': () => compactNow(deps),
     'compactionAgent.pruneNow': async () => {

@@ -1,5 +1,6 @@
 // @agent through the real Chat view: a reply creates a session, the thread maps to it, /new starts another.
 import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
 import { reply } from '../support/scriptedSteps';
 import { validateChatMessages } from '../support/validateChatMessages';
 import { activeSession } from './support/agentApi';
@@ -56,5 +57,20 @@ describe('chat round trip', () => {
     const setup = await sendChat('@agent hello', 'compaction-agent-setup');
     assert.match(setup.reply.text, /No endpoint is configured/);
     assert.ok(setup.reply.buttons.includes('Set Up Endpoint'));
+  });
+
+  it('shows streamed reasoning as one quoted line with a button that opens all of it, and never sends it back', async () => {
+    const reasoning = 'First I compare the two branches.\n\nThen <b>the</b> [link](command:evil) is just text.';
+    endpoint = await useScriptedEndpoint([reply('The answer.', { reasoning }), reply('Second.')]);
+    await newChatThread();
+    const sent = await sendChat('@agent think first', endpoint.model);
+    assert.match(sent.reply.text, /Reasoning \(\d+ words\):\* First I compare the two branches\./);
+    assert.ok(!sent.reply.text.includes('](command:evil)'), `the reasoning line carries live markdown: ${sent.reply.text}`);
+    assert.ok(sent.reply.buttons.includes('Show reasoning'), `buttons: ${sent.reply.buttons.join(', ')}`);
+    await vscode.commands.executeCommand('compactionAgent.showReasoning', reasoning);
+    assert.equal(vscode.window.activeTextEditor?.document.getText(), reasoning);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await sendChat('@agent and then?', endpoint.model);
+    assert.ok(!JSON.stringify(messagesOf(endpoint.server.requests[1])).includes('First I compare'), 'the reasoning was sent back to the model');
   });
 });

@@ -1,0 +1,41 @@
+// "Choose Summary Model…": any model of the endpoint or any model VS Code offers, written to compaction.summaryModel.
+import * as vscode from 'vscode';
+import type { Configuration } from './configuration';
+import type { EndpointConnection } from './endpointConnection';
+import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
+import { VSCODE_MODEL_PREFIX } from '../core/settings/summaryModelRef';
+
+interface SummaryModelItem extends vscode.QuickPickItem {
+  value?: string;
+}
+
+async function endpointItems(endpoint: EndpointConnection, current: string): Promise<SummaryModelItem[]> {
+  if (!endpoint.configured) return [];
+  const models = await endpoint.listModels().catch(() => []);
+  return models.map((model) => ({ label: `${model.id === current ? '$(check) ' : ''}${model.id}`, description: 'endpoint', value: model.id }));
+}
+
+async function vscodeItems(current: string): Promise<SummaryModelItem[]> {
+  const models = await vscode.lm.selectChatModels();
+  return models
+    .filter((model) => model.vendor !== VENDOR && model.id !== SETUP_MODEL_ID)
+    .map((model) => {
+      const value = `${VSCODE_MODEL_PREFIX}${model.vendor}/${model.id}`;
+      return { label: `${value === current ? '$(check) ' : ''}${model.name}`, description: `${model.vendor} · ${model.maxInputTokens.toLocaleString()} input tokens`, detail: 'Each summary is one request to this VS Code model (with Copilot, possibly a premium request)', value };
+    });
+}
+
+/** Shows the choice and writes the setting (user settings); resolves with what was chosen, or undefined. */
+export async function chooseSummaryModel(endpoint: EndpointConnection, configuration: Configuration): Promise<string | undefined> {
+  const current = configuration.settings.compaction.summaryModel;
+  const [ours, theirs] = await Promise.all([endpointItems(endpoint, current), vscodeItems(current)]);
+  const items: SummaryModelItem[] = [
+    { label: `${current === '' ? '$(check) ' : ''}Same as the chat's model`, description: 'default', value: '' },
+    ...(ours.length > 0 ? [{ label: 'Endpoint models', kind: vscode.QuickPickItemKind.Separator }, ...ours] : []),
+    ...(theirs.length > 0 ? [{ label: 'Models VS Code offers', kind: vscode.QuickPickItemKind.Separator }, ...theirs] : []),
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: 'Choose Summary Model', placeHolder: 'Which model writes compaction summaries? A smaller, cheaper model is usually enough.', matchOnDescription: true });
+  if (picked?.value === undefined) return undefined;
+  await vscode.workspace.getConfiguration('compactionAgent').update('compaction.summaryModel', picked.value, vscode.ConfigurationTarget.Global);
+  return picked.value;
+}
