@@ -61,6 +61,12 @@ export function renderUsage(view: UsageView | undefined): HTMLElement {
     return section;
   }
   section.appendChild(totals(view.session));
+  if (view.premiumRequests) {
+    const { model, requests } = view.premiumRequests;
+    section.appendChild(
+      h('p', { class: 'premium-requests' }, `Premium requests: ${requests} request${requests === 1 ? '' : 's'} to ${model} on this branch; with Copilot each may count as a premium request.`),
+    );
+  }
   if (view.recentTurns.length > 0) section.appendChild(recentTurns(view));
   section.appendChild(h('p', { class: 'muted' }, 'Figures as the endpoint reported them for this branch. Summary calls report no usage; cost shows where the server reports it (OpenRouter does).'));
   return section;
