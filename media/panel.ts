@@ -109,7 +109,7 @@ function renderActions(state: PanelState): HTMLElement {
     if (event.key === 'Enter' && !disabled) compact();
   });
   const busy = state.busy
-    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${BUSY_LABELS[state.busy.what]} (started ${formatAgo(state.busy.since, new Date())})`)
+    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${BUSY_LABELS[state.busy.what]} (started ${formatAgo(state.busy.since, new Date(), navigator.language)})`)
     : null;
   return h(
     'section',

@@ -34,7 +34,7 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
           h(
             'div',
             { class: 'row-meta' },
-            `${formatTokens(item.tokensBefore)} → ${formatTokens(item.tokensAfter)} · ${formatAgo(item.when, now)} `,
+            `${formatTokens(item.tokensBefore)} → ${formatTokens(item.tokensAfter)} · ${formatAgo(item.when, now, navigator.language)} `,
             item.auto ? badge('auto', 'info') : badge('manual', 'info'),
             item.edited ? badge('edited', 'info', 'The summary was edited before it was applied') : null,
           ),
@@ -83,7 +83,7 @@ export function renderCheckpoints(history: HistoryView, disabled: boolean, post:
           'div',
           { class: 'row-main' },
           h('div', { class: 'row-title' }, point.title),
-          h('div', { class: 'row-meta' }, `${changedFiles(point)} · ${formatAgo(point.when, now)}`),
+          h('div', { class: 'row-meta' }, `${changedFiles(point)} · ${formatAgo(point.when, now, navigator.language)}`),
         ),
         button('Restore…', () => post({ type: 'restoreCheckpoint', entryId: point.entryId }), {
           icon: 'discard',

@@ -111,15 +111,28 @@ export function lastCompactionLabel(view: Pick<BudgetView, 'lastCompaction'>, no
 }
 
 /** "just now", "5 min ago", "3 h ago", "2 d ago"; an unparsable time shows as "at an unknown time". */
-export function formatAgo(iso: string, now: Date): string {
+export function formatAgo(iso: string, now: Date, locale = 'en-US'): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return 'at an unknown time';
   const minutes = Math.floor((now.getTime() - then) / 60_000);
   if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'always', style: 'short' });
+  if (minutes < 60) return relative.format(-minutes, 'minute');
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  return `${Math.floor(hours / 24)} d ago`;
+  if (hours < 24) return relative.format(-hours, 'hour');
+  return relative.format(-Math.floor(hours / 24), 'day');
+}
+
+/** A date and time for lists (sessions, checkpoints, compactions), in the reader's locale. */
+export function formatWhen(iso: string, locale = 'en-US'): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return 'unknown time';
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(then);
+}
+
+/** A whole number with the locale's grouping ("128,000"). */
+export function formatCount(value: number, locale = 'en-US'): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(value);
 }
 
 /** What a screen reader announces for the status bar item. */

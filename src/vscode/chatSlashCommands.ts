@@ -1,7 +1,7 @@
 // The @agent slash commands: /compact, /context, /prune (each reports in one or two lines).
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { formatTokens } from '../shared/budgetFormat';
+import { formatCount, formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
@@ -59,10 +59,10 @@ export async function contextCommand(input: SlashCommandInput): Promise<void> {
     return;
   }
   const state = view.unknown ? 'unknown until the next usage report (just compacted)' : view.estimated ? 'estimate (no usage report from the endpoint yet)' : 'calibrated against the endpoint’s usage reports';
-  const row = (name: string, tokens: number): string => `| ${name} | ${tokens.toLocaleString('en-US')} | ${view.usable > 0 ? ((tokens / view.usable) * 100).toFixed(1) : '0.0'} % |`;
+  const row = (name: string, tokens: number): string => `| ${name} | ${formatCount(tokens, vscode.env.language)} | ${view.usable > 0 ? ((tokens / view.usable) * 100).toFixed(1) : '0.0'} % |`;
   stream.markdown(
     [
-      `**Context budget** — ${view.model}, window ${view.contextWindow.toLocaleString('en-US')} tokens (${view.windowSource}); ${state}${view.exact ? ', exact tokenizer' : ''}.`,
+      `**Context budget** — ${view.model}, window ${formatCount(view.contextWindow, vscode.env.language)} tokens (${view.windowSource}); ${state}${view.exact ? ', exact tokenizer' : ''}.`,
       '',
       '| part | tokens | of usable |',
       '| --- | ---: | ---: |',
@@ -74,7 +74,7 @@ export async function contextCommand(input: SlashCommandInput): Promise<void> {
       row('Tool results', view.breakdown.toolResults),
       row('**Used**', view.used),
       row('Free', view.breakdown.free),
-      `| Reserved for output | ${view.reserved.toLocaleString('en-US')} | (not usable) |`,
+      `| Reserved for output | ${formatCount(view.reserved, vscode.env.language)} | (not usable) |`,
       '',
       `${session.tools.length} tool definitions are sent with every request. Auto-compaction is ${view.autoCompaction ? 'on' : 'off'}.`,
     ].join('\n'),

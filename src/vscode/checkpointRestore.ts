@@ -8,6 +8,7 @@ import { resolveSafely } from '../core/tools/pathSafety';
 import { readRegularText, verifyWriteTarget } from '../core/tools/safeFileIo';
 import type { AgentSession } from './agentSession';
 import { fileRoots } from './workspaceAccess';
+import { formatWhen } from '../shared/budgetFormat';
 
 export type RestoreMode = 'both' | 'files' | 'conversation';
 
@@ -105,7 +106,7 @@ export async function restoreFiles(session: AgentSession, entryId: string, items
 
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
   const files = point.files.length > 0 ? `${plural(point.files.length, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
-  return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: new Date(point.when).toLocaleString(), detail: files, point };
+  return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 
 function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {

@@ -11,6 +11,7 @@ import { SET_UP_COMMAND } from './endpointSetup';
 import { fromLanguageModelMessages } from './languageModelMessages';
 import type { Logger } from './logger';
 import { OtherVendorModels } from './otherVendorModels';
+import { formatCount } from '../shared/budgetFormat';
 
 export const VENDOR = 'compaction-agent';
 
@@ -72,7 +73,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
         family: model.id,
         version: '1',
         detail: new URL(settings.endpoint.baseUrl).host,
-        tooltip: `${model.id} on ${settings.endpoint.baseUrl} (${window.tokens.toLocaleString('en-US')} tokens, ${from.startsWith('from ') ? from : `from ${from}`})`,
+        tooltip: `${model.id} on ${settings.endpoint.baseUrl} (${formatCount(window.tokens, vscode.env.language)} tokens, ${from.startsWith('from ') ? from : `from ${from}`})`,
         maxInputTokens: Math.max(1, window.tokens - maxOutputTokens),
         maxOutputTokens,
         contextWindow: window.tokens,

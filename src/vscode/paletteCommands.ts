@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
-import { formatTokens } from '../shared/budgetFormat';
+import { formatTokens, formatWhen } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -58,7 +58,7 @@ async function requireSession(deps: CommandDeps): Promise<AgentSession | undefin
 }
 
 function when(timestamp: string): string {
-  return new Date(timestamp).toLocaleString();
+  return formatWhen(timestamp, vscode.env.language);
 }
 
 async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unknown): Promise<void> {

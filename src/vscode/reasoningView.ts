@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/agent/agentEvents';
 import { markdownWithText } from './chatMarkdown';
+import { formatCount } from '../shared/budgetFormat';
 
 /** The command the "Show reasoning" button runs (registered in extension.ts, hidden from the palette). */
 export const SHOW_REASONING_COMMAND = 'compactionAgent.showReasoning';
@@ -42,7 +43,7 @@ export class ReasoningView {
     this.text = '';
     if (text.length < MIN_SHOWN_CHARS) return;
     const words = text.split(/\s+/).length;
-    this.stream.markdown(markdownWithText(`\n\n> *Reasoning (${words.toLocaleString()} word${words === 1 ? '' : 's'}):* `, preview(text), '\n\n'));
+    this.stream.markdown(markdownWithText(`\n\n> *Reasoning (${formatCount(words, vscode.env.language)} word${words === 1 ? '' : 's'}):* `, preview(text), '\n\n'));
     this.stream.button({ command: SHOW_REASONING_COMMAND, title: 'Show reasoning', arguments: [text.slice(0, MAX_BUTTON_CHARS)] });
   }
 }

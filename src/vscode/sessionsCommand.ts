@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { SessionRecord } from '../core/session/sessionIndex';
 import { sessionMarkdown } from '../core/session/sessionMarkdown';
 import type { AgentSessions } from './agentSessions';
+import { formatWhen } from '../shared/budgetFormat';
 
 type Action = 'open' | 'rename' | 'markdown' | 'jsonl' | 'delete';
 
@@ -29,7 +30,7 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
   const picked = await vscode.window.showQuickPick(
     records.map((record) => ({
       label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.title}`,
-      description: new Date(record.updatedAt).toLocaleString(),
+      description: formatWhen(record.updatedAt, vscode.env.language),
       record,
     })),
     { title: 'Compaction Agent: Sessions', placeHolder: 'Pick a session (newest first)', matchOnDescription: true },

@@ -4,6 +4,7 @@ import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import { VSCODE_MODEL_PREFIX } from '../core/settings/summaryModelRef';
+import { formatCount } from '../shared/budgetFormat';
 
 interface SummaryModelItem extends vscode.QuickPickItem {
   value?: string;
@@ -21,7 +22,7 @@ async function vscodeItems(current: string): Promise<SummaryModelItem[]> {
     .filter((model) => model.vendor !== VENDOR && model.id !== SETUP_MODEL_ID)
     .map((model) => {
       const value = `${VSCODE_MODEL_PREFIX}${model.vendor}/${model.id}`;
-      return { label: `${value === current ? '$(check) ' : ''}${model.name}`, description: `${model.vendor} · ${model.maxInputTokens.toLocaleString()} input tokens`, detail: 'Each summary is one request to this VS Code model (with Copilot, possibly a premium request)', value };
+      return { label: `${value === current ? '$(check) ' : ''}${model.name}`, description: `${model.vendor} · ${formatCount(model.maxInputTokens, vscode.env.language)} input tokens`, detail: 'Each summary is one request to this VS Code model (with Copilot, possibly a premium request)', value };
     });
 }
 

@@ -113,7 +113,7 @@ describe('budgetTooltipMarkdown', () => {
     }
     expect(text).toContain("128k (from the model's metadata)");
     expect(text).toContain('Auto-compaction: on');
-    expect(text).toContain('Last compaction: 98k → 31k, 42 min ago');
+    expect(text).toContain('Last compaction: 98k → 31k, 42 min. ago');
   });
   it('escapes a hostile model name so it cannot add markup, links or table columns', () => {
     const text = budgetTooltipMarkdown(budget({ model: 'evil | [x](command:workbench.action.quit) <img src=x>\n# big' }), now);
@@ -133,8 +133,9 @@ describe('formatAgo and the accessibility label', () => {
   const now = new Date('2025-01-02T00:00:00Z');
   it('formats elapsed time and survives a bad timestamp', () => {
     expect(formatAgo('2025-01-01T23:59:30Z', now)).toBe('just now');
-    expect(formatAgo('2025-01-01T21:00:00Z', now)).toBe('3 h ago');
-    expect(formatAgo('2024-12-30T00:00:00Z', now)).toBe('3 d ago');
+    expect(formatAgo('2025-01-01T21:00:00Z', now)).toBe('3 hr. ago');
+    expect(formatAgo('2025-01-01T21:00:00Z', now, 'de-DE')).toBe('vor 3 Std.');
+    expect(formatAgo('2024-12-30T00:00:00Z', now)).toBe('3 days ago');
     expect(formatAgo('not a date', now)).toBe('at an unknown time');
   });
   it('reads the budget in words', () => {
