@@ -1,6 +1,7 @@
 // The UI checks, in the order they run against one workbench (each builds on the session the previous ones left).
 import { workbenchLoads } from './checks/workbenchLoads.mjs';
 import { participantListed } from './checks/participantListed.mjs';
+import { setupFlow } from './checks/setupFlow.mjs';
 import { modelPicker } from './checks/modelPicker.mjs';
 import { chatStreams } from './checks/chatStreams.mjs';
 import { budgetPanelOpens } from './checks/budgetPanelOpens.mjs';
@@ -8,6 +9,10 @@ import { compactReview } from './checks/compactReview.mjs';
 import { restoreBranch } from './checks/restoreBranch.mjs';
 import { panelRestore } from './checks/panelRestore.mjs';
 import { checkpointRestore } from './checks/checkpointRestore.mjs';
+import { reasoningCollapsed } from './checks/reasoningCollapsed.mjs';
+import { diffConfirmation } from './checks/diffConfirmation.mjs';
+import { costLine } from './checks/costLine.mjs';
+import { fileAttachment } from './checks/fileAttachment.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
 
@@ -15,6 +20,7 @@ import { hostileContent } from './checks/hostileContent.mjs';
 export const CHECKS = [
   workbenchLoads,
   participantListed,
+  setupFlow,
   modelPicker,
   chatStreams,
   budgetPanelOpens,
@@ -22,6 +28,10 @@ export const CHECKS = [
   restoreBranch,
   panelRestore,
   checkpointRestore,
+  reasoningCollapsed,
+  diffConfirmation,
+  costLine,
+  fileAttachment,
   settingsUiChangesBehaviour,
   hostileContent,
 ];

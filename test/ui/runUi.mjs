@@ -1,6 +1,6 @@
 // UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server, points it at the scripted
 // endpoint and drives it with chromium, in each colour theme.
-// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both)
+// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,14 +8,29 @@ import * as esbuild from 'esbuild';
 import { ROOT, ensureInstalled, installVsix, makeRunDirs, removeRunDirs, startCodeServer, stopCodeServer, workbenchUrl } from '../harness/codeServer.mjs';
 import { launchChromium, screenshot, SCREENSHOT_DIR } from '../harness/browser.mjs';
 import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoint.mjs';
-import { CHECKS } from './checkRegistry.mjs';
-import { TEXT, THEMES } from './selectors.mjs';
+import { CHECKS as ALL_CHECKS } from './checkRegistry.mjs';
+import { THEMES } from './selectors.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
+
+/** AGENT_UI_ONLY=setup,attached runs only the checks whose names contain one of the words (to iterate on a few). */
+const ONLY = (process.env.AGENT_UI_ONLY ?? '').split(',').map((word) => word.trim()).filter(Boolean);
+const CHECKS = ONLY.length === 0 ? ALL_CHECKS : ALL_CHECKS.filter((check) => ONLY.some((word) => check.name.includes(word)));
 const SCENARIO = 'uiSession';
 
 /** README pictures: docs/screenshots/<name>.png ← test-results/screenshots/ui-<theme>-<shot>.png (with --readme-shots, when green). */
-const README_SHOTS = { overview: ['dark', '06-budget-panel'], review: ['light', '07-review-edited'], restore: ['dark', '09-restore-pick'], checkpoints: ['dark', '11a-checkpoint-choice'] };
+const README_SHOTS = {
+  overview: ['dark', '06-budget-panel'],
+  review: ['light', '07-review-edited'],
+  restore: ['dark', '09-restore-pick'],
+  checkpoints: ['dark', '11a-checkpoint-choice'],
+  setup: ['light', '02b-setup-models'],
+  'setup-answer': ['light', '02c-setup-first-answer'],
+  diff: ['light', '13-diff-confirmation'],
+  attachment: ['dark', '15b-file-answered'],
+  cost: ['dark', '14-cost-line'],
+  reasoning: ['light', '12-reasoning-line'],
+};
 
 function packageVsix() {
   fs.rmSync(VSIX, { force: true });
@@ -36,12 +51,13 @@ async function buildScriptedEndpoint() {
   });
 }
 
-/** The run's user settings: our endpoint and a small window so the budget moves visibly; no confirmations. */
-function uiSettings(theme, endpoint) {
+/**
+ * The run's user settings: a small window so the budget moves visibly, no confirmations, and no endpoint: the
+ * setup check configures it through the guided setup, from nothing, as a new user would.
+ */
+function uiSettings(theme) {
   return {
     'workbench.colorTheme': THEMES[theme],
-    'compactionAgent.endpoint.baseUrl': endpoint.url,
-    'compactionAgent.endpoint.model': TEXT.demoModel,
     'compactionAgent.tools.requireConfirmation': false,
     'compactionAgent.context.windowTokens': 32000,
     'compactionAgent.context.maxOutputTokens': 1024,
@@ -82,7 +98,7 @@ async function runChecks(context) {
 async function runTheme(theme) {
   const endpoint = await startScriptedEndpoint(SCENARIO);
   if (!endpoint) throw new Error(`the scripted endpoint was not built (${ENDPOINT_MAIN})`);
-  const dirs = makeRunDirs(`ui-${theme}`, { settings: uiSettings(theme, endpoint) });
+  const dirs = makeRunDirs(`ui-${theme}`, { settings: uiSettings(theme) });
   let results = [];
   let server, browser;
   try {
@@ -124,7 +140,7 @@ async function main() {
   for (const theme of themes) results.push(...(await runTheme(theme)));
   const passed = results.filter((result) => result.ok).length;
   const green = results.length > 0 && passed === results.length;
-  if (green && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
+  if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
   console.log(`ui: finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in test-results/screenshots/`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
   return green ? 0 : 1;

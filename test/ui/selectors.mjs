@@ -13,6 +13,7 @@ export const SELECTORS = {
   quickInput: '.quick-input-widget',
   quickInputRow: '.quick-input-widget .monaco-list-row',
   editorTab: '.tabs-container .tab',
+  diffEditor: '.monaco-diff-editor',
   // Inside the webview (media/panel*.ts render these).
   panelContent: '#budget-heading',
   budgetBar: '.budget-bar',
@@ -23,6 +24,8 @@ export const SELECTORS = {
   historyHeading: '#history-heading',
   historyRow: 'section[aria-labelledby="history-heading"] .row',
   checkpointsHeading: '#checkpoints-heading',
+  usageHeading: '#usage-heading',
+  usageSection: 'section[aria-labelledby="usage-heading"]',
   checkpointRow: 'section[aria-labelledby="checkpoints-heading"] .row',
   // Settings editor.
   settingsSearch: '.settings-header .suggest-input-container .monaco-editor',

@@ -28,3 +28,31 @@ export async function typeInChat(page, text) {
   await page.keyboard.press('Backspace');
   await page.keyboard.type(text, { delay: 20 });
 }
+
+/** The Settings UI opens as a modal editor in this VS Code: Escape closes it; else its title bar's Close button. */
+export async function closeSettings(page) {
+  const editor = page.locator('.settings-editor').first();
+  await page.keyboard.press('Escape');
+  if (await editor.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false)) return;
+  for (const close of await page.getByRole('button', { name: /^Close/ }).all()) {
+    const box = await close.boundingBox();
+    const settingsBox = await editor.boundingBox();
+    if (box && settingsBox && box.y < settingsBox.y && box.x > settingsBox.x + settingsBox.width / 2) {
+      await close.click();
+      break;
+    }
+  }
+  await editor.waitFor({ state: 'hidden', timeout: 5_000 });
+}
+
+/** Opens the Settings UI on one setting (searched by its full id) and returns its item. */
+export async function openSetting(page, id, title) {
+  await runCommand(page, TEXT.openSettingsUiCommand);
+  const search = page.locator(SELECTORS.settingsSearch).first();
+  await search.waitFor({ timeout: 15_000 });
+  await search.click();
+  await page.keyboard.type(id, { delay: 10 });
+  const item = page.locator(SELECTORS.settingItem, { hasText: title }).first();
+  await item.waitFor({ timeout: 15_000 });
+  return item;
+}

@@ -2,8 +2,10 @@
 import type { RecordedRequest, Responder } from '../scriptedEndpoint';
 import type { ScriptStep } from '../scriptedSteps';
 import { reply, toolCalls } from '../scriptedSteps';
+import { autoUsage } from '../scriptedWire';
 import { XSS_PAYLOADS } from '../xssPayloads';
 import { CHECKPOINT_TRIGGER, checkpointTurn } from './checkpointTurns';
+import { DIFF_TRIGGER, diffTurn } from './diffTurns';
 import { DEMO_LABEL, codingSession, isSummarizationRequest } from './codingSession';
 
 /** A summary with every heading the product's validator requires, so the review shows no problems. */
@@ -31,6 +33,21 @@ Understand the slugify-lite workspace and keep its tests green.
 
 ## Critical context
 - The module under test is src/slugify.mjs.`;
+
+/** A user message containing this word gets an answer preceded by streamed reasoning (shown collapsed). */
+export const REASONING_TRIGGER = 'think it through';
+export const REASONING_TEXT = 'The user asks which slug rules apply.\n\nslugify lower-cases, trims and joins words with dashes; the tests cover umlauts, so transliteration matters.';
+export const REASONING_ANSWER = 'Three rules: lower-case, trim, join words with dashes.';
+
+/** A user message containing this phrase gets an answer whose usage carries OpenRouter's `cost` and a cached share. */
+export const COST_TRIGGER = 'what did that cost';
+export const COST_USD = 0.0123;
+
+function costTurn(request: RecordedRequest): ScriptStep {
+  const step = reply(`${DEMO_LABEL} This reply's usage reports its cost, as OpenRouter does.`);
+  const usage = autoUsage(request.body, step);
+  return { ...step, usage: { ...usage, cachedTokens: Math.floor(usage.promptTokens * 0.75), cost: COST_USD } };
+}
 
 /** A user message containing this word gets the hostile turn: it writes and reads HOSTILE_FILE and answers with every payload. */
 export const HOSTILE_TRIGGER = 'hostile';
@@ -74,7 +91,8 @@ function hostileTurn(steps: number, callId: string): ScriptStep {
   if (steps === 1) {
     return toolCalls([{ id: `${callId}_read`, name: 'read_file', arguments: { path: HOSTILE_FILE } }], { text: say(`Reading ${HOSTILE_FILE} back.`) });
   }
-  return reply(say(`Hostile reply follows.\n\n${XSS_PAYLOADS.join('\n\n')}\n\nEnd of hostile reply.`), { chunkChars: 400 });
+  // The reasoning carries the payloads too: it is shown (collapsed) with HTML allowed only around it.
+  return reply(say(`Hostile reply follows.\n\n${XSS_PAYLOADS.join('\n\n')}\n\nEnd of hostile reply.`), { chunkChars: 400, reasoning: `</details>${XSS_PAYLOADS.join('\n')}` });
 }
 
 /** Two tool calls (read the README, list the root), then a one-line answer numbered by the user turn. */
@@ -96,8 +114,13 @@ export const uiSession: Responder = (request, index) => {
   const { userText, userTurns, steps } = currentTurn(messagesOf(request));
   // Tool call ids are unique per request, as real endpoints make them.
   const callId = `call_ui_${index}`;
-  if (userText.toLowerCase().includes(HOSTILE_TRIGGER)) return hostileTurn(steps, callId);
-  if (userText.toLowerCase().includes(CHECKPOINT_TRIGGER)) return checkpointTurn(userText, steps, callId);
+  // Triggers are read from the request's own first line: attachments and notes after it must not trigger a turn.
+  const asked = (userText.split('\n')[0] ?? '').toLowerCase();
+  if (asked.includes(HOSTILE_TRIGGER)) return hostileTurn(steps, callId);
+  if (asked.includes(CHECKPOINT_TRIGGER)) return checkpointTurn(asked, steps, callId);
+  if (asked.includes(DIFF_TRIGGER)) return diffTurn(request, steps, callId);
+  if (asked.includes(COST_TRIGGER)) return costTurn(request);
+  if (asked.includes(REASONING_TRIGGER)) return reply(`${DEMO_LABEL} ${REASONING_ANSWER}`, { reasoning: REASONING_TEXT, chunkChars: 40 });
   return shortTurn(userTurns, steps, callId);
 };
 

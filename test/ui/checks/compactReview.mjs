@@ -3,7 +3,7 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, hasMessage, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { findFrameWith } from '../webview.mjs';
-import { FIRST_TURN } from './chatStreams.mjs';
+import { SETUP_TURN } from './setupFlow.mjs';
 
 /** Typed into the review's textarea; it must reach the model in the next request. */
 export const SUMMARY_MARKER = 'Reviewer note: the slugify tests must keep their names.';
@@ -37,8 +37,8 @@ export const compactReview = {
     if (turns.length === 0) throw new Error('the scripted endpoint recorded no request after the compaction');
     const sent = messagesText(turns[0]);
     if (!sent.includes(SUMMARY_MARKER)) throw new Error(`the next request does not carry the edited summary (${keepRequest('after-compaction', turns[0])})`);
-    // The summary's appendix may quote the request; the compacted user message itself must be gone.
-    if (hasMessage(turns[0], 'user', FIRST_TURN)) {
+    // The summary's appendix may quote the request; the compacted user message itself (the session's oldest) must be gone.
+    if (hasMessage(turns[0], 'user', SETUP_TURN)) {
       throw new Error(`the next request still carries the compacted first user message (${keepRequest('after-compaction', turns[0])})`);
     }
   },

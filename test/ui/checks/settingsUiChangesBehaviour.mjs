@@ -1,6 +1,6 @@
 // UI check: a value changed in the Settings UI (statusBar.warningPercent) changes the budget item's colour at once, both ways.
 import { SELECTORS, TEXT } from '../selectors.mjs';
-import { runCommand } from '../workbench.mjs';
+import { closeSettings, runCommand } from '../workbench.mjs';
 import { budgetStatusItem } from '../webview.mjs';
 
 const SETTING_QUERY = 'compactionAgent.statusBar.warningPercent';
@@ -32,22 +32,6 @@ async function setNumber(page, value) {
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.type(String(value), { delay: 20 });
   return item;
-}
-
-/** The Settings UI opens as a modal editor in this VS Code: Escape closes it; else its title bar's Close button. */
-async function closeSettings(page) {
-  const editor = page.locator('.settings-editor').first();
-  await page.keyboard.press('Escape');
-  if (await editor.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false)) return;
-  for (const close of await page.getByRole('button', { name: /^Close/ }).all()) {
-    const box = await close.boundingBox();
-    const settingsBox = await editor.boundingBox();
-    if (box && settingsBox && box.y < settingsBox.y && box.x > settingsBox.x + settingsBox.width / 2) {
-      await close.click();
-      break;
-    }
-  }
-  await editor.waitFor({ state: 'hidden', timeout: 5_000 });
 }
 
 export const settingsUiChangesBehaviour = {
