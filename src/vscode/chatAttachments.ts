@@ -107,9 +107,11 @@ function tooLarge(name: string, bytes: number): string {
   return `Not sent: the image ${name} is ${(bytes / 1024 / 1024).toFixed(1)} MB; images above ${MAX_IMAGE_BYTES / 1024 / 1024} MB are refused by servers.`;
 }
 
-/** An image file attached with #file: its bytes (a regular file inside the size limit). */
-async function imageFromUri(uri: vscode.Uri, mimeType: string): Promise<ImageSource | string> {
+/** An image file (attached with #file, or picked by Attach Image): its bytes, or a sentence saying why it is not sent. */
+export async function readImageFile(uri: vscode.Uri): Promise<ImageSource | string> {
   const name = nodePath.basename(uri.path);
+  const mimeType = imageMimeOf(uri.path);
+  if (!mimeType) return `Not sent: ${name} is not a PNG, JPEG, GIF or WebP image.`;
   const stat = await vscode.workspace.fs.stat(uri);
   if (stat.size > MAX_IMAGE_BYTES) return tooLarge(name, stat.size);
   const bytes = uri.scheme === 'file' ? await readRegularFile(uri.fsPath, name, MAX_IMAGE_BYTES) : await vscode.workspace.fs.readFile(uri);
@@ -127,8 +129,7 @@ async function imageFromBinary(reference: vscode.ChatPromptReference, value: Bin
 async function sourceOf(reference: vscode.ChatPromptReference): Promise<AttachmentSource | ImageSource | string> {
   const value = reference.value;
   if (value instanceof vscode.Uri) {
-    const mimeType = imageMimeOf(value.path);
-    return mimeType ? imageFromUri(value, mimeType) : fromUri(value);
+    return imageMimeOf(value.path) ? readImageFile(value) : fromUri(value);
   }
   if (value instanceof vscode.Location) return fromLocation(value);
   if (typeof value === 'string') return { name: reference.modelDescription ?? reference.id, text: value, readable: false };

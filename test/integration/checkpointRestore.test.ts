@@ -15,6 +15,8 @@ import { workspaceRoot, writeWorkspaceFiles } from './support/workspaceFiles';
 const FIRST = 'checkpoint turn one: bump and create';
 const SECOND = 'checkpoint turn two: bump again';
 const ORIGINAL = 'export const level = 1;\n';
+let runs = 0;
+let dir = 'checkpoints-0';
 
 function file(relative: string): string | null {
   const absolute = path.join(workspaceRoot(), relative);
@@ -45,10 +47,10 @@ describe('restore checkpoint', () => {
     const fixture = await useScriptedEndpoint(
       roleScript({
         agent: [
-          toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 1', newText: 'level = 2' } }]),
-          toolCalls([{ name: 'write_file', arguments: { path: 'checkpoints/created.ts', content: 'export const created = true;\n' } }]),
+          toolCalls([{ name: 'edit_file', arguments: { path: `${dir}/level.ts`, oldText: 'level = 1', newText: 'level = 2' } }]),
+          toolCalls([{ name: 'write_file', arguments: { path: `${dir}/created.ts`, content: 'export const created = true;\n' } }]),
           reply('Bumped and created.'),
-          toolCalls([{ name: 'edit_file', arguments: { path: 'checkpoints/level.ts', oldText: 'level = 2', newText: 'level = 3' } }]),
+          toolCalls([{ name: 'edit_file', arguments: { path: `${dir}/level.ts`, oldText: 'level = 2', newText: 'level = 3' } }]),
           reply('Bumped again.'),
           ...more,
         ],
@@ -60,13 +62,15 @@ describe('restore checkpoint', () => {
     await sendChat(`@agent ${FIRST}`, fixture.model);
     await between?.(fixture);
     await sendChat(`@agent ${SECOND}`, fixture.model);
-    assert.equal(file('checkpoints/level.ts'), 'export const level = 3;\n');
-    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    assert.equal(file(`${dir}/level.ts`), 'export const level = 3;\n');
+    assert.equal(file(`${dir}/created.ts`), 'export const created = true;\n');
     return fixture;
   }
 
   beforeEach(() => {
-    removeFiles = writeWorkspaceFiles({ 'checkpoints/level.ts': ORIGINAL });
+    // A folder per test: documents VS Code still holds from an earlier test cannot stand in for these files.
+    dir = `checkpoints-${++runs}`;
+    removeFiles = writeWorkspaceFiles({ [`${dir}/level.ts`]: ORIGINAL });
   });
 
   afterEach(async () => {
@@ -75,7 +79,7 @@ describe('restore checkpoint', () => {
     endpoint = undefined;
     removeFiles?.();
     removeFiles = undefined;
-    await vscode.workspace.fs.delete(vscode.Uri.file(path.join(workspaceRoot(), 'checkpoints')), { recursive: true }).then(undefined, () => undefined);
+    await vscode.workspace.fs.delete(vscode.Uri.file(path.join(workspaceRoot(), dir)), { recursive: true }).then(undefined, () => undefined);
   });
 
   it('files and conversation: both go back to before the second request, and the next request starts from there', async () => {
@@ -85,8 +89,8 @@ describe('restore checkpoint', () => {
     // The first request is the session's first entry: "files and conversation" is offered only when there is an earlier point.
     const target = requestEntryId(session, SECOND);
     await restoreWith(target, 0);
-    await waitFor('level.ts back to 2', () => (file('checkpoints/level.ts') === 'export const level = 2;\n' ? true : undefined));
-    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    await waitFor('level.ts back to 2', () => (file(`${dir}/level.ts`) === 'export const level = 2;\n' ? true : undefined));
+    assert.equal(file(`${dir}/created.ts`), 'export const created = true;\n');
     const onPath = session.log.path();
     assert.ok(!onPath.some((entry) => entry.type === 'user' && entry.text === SECOND), `the second request is still on the branch: ${pathSummary(session)}`);
     assert.equal(onPath.at(-1)?.type, 'fileRestore');
@@ -97,22 +101,22 @@ describe('restore checkpoint', () => {
     const text = requestText(sent);
     assert.ok(text.includes(FIRST) && !text.includes(SECOND), `the request after the restore: ${text.slice(0, 600)}`);
     const last = messagesOf(sent).at(-1);
-    assert.match(String(last?.content), /restored these files to an earlier checkpoint[\s\S]*checkpoints\/level\.ts/);
+    assert.match(String(last?.content), /restored these files to an earlier checkpoint[\s\S]*level\.ts/);
   });
 
   it('files only, to before the first request: edited files get their old text, created files go, and the restore can be undone', async () => {
     await twoEditingTurns([]);
     const session = await activeSession();
     await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', requestEntryId(session, FIRST), 'files');
-    await waitFor('level.ts back to the original', () => (file('checkpoints/level.ts') === ORIGINAL ? true : undefined));
-    await waitFor('created.ts deleted', () => (file('checkpoints/created.ts') === null ? true : undefined));
+    await waitFor('level.ts back to the original', () => (file(`${dir}/level.ts`) === ORIGINAL ? true : undefined));
+    await waitFor('created.ts deleted', () => (file(`${dir}/created.ts`) === null ? true : undefined));
     assert.ok(session.log.path().some((entry) => entry.type === 'user' && entry.text === SECOND), 'a files-only restore keeps the conversation');
 
     const restore = session.log.path().at(-1);
     assert.equal(restore?.type, 'fileRestore');
     await restoreWith(restore?.id ?? '', 0);
-    await waitFor('level.ts forward to 3 again', () => (file('checkpoints/level.ts') === 'export const level = 3;\n' ? true : undefined));
-    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    await waitFor('level.ts forward to 3 again', () => (file(`${dir}/level.ts`) === 'export const level = 3;\n' ? true : undefined));
+    assert.equal(file(`${dir}/created.ts`), 'export const created = true;\n');
   });
 
   it('restore pre-compaction with files: the conversation and the files go back to the compaction point', async () => {
@@ -127,8 +131,8 @@ describe('restore checkpoint', () => {
     await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     await running;
-    await waitFor('level.ts back to the compaction point', () => (file('checkpoints/level.ts') === 'export const level = 2;\n' ? true : undefined));
-    assert.equal(file('checkpoints/created.ts'), 'export const created = true;\n');
+    await waitFor('level.ts back to the compaction point', () => (file(`${dir}/level.ts`) === 'export const level = 2;\n' ? true : undefined));
+    assert.equal(file(`${dir}/created.ts`), 'export const created = true;\n');
     const onPath = session.log.path();
     assert.ok(!onPath.some((entry) => entry.type === 'compaction'), `the compaction is still on the branch: ${pathSummary(session)}`);
     assert.ok(!onPath.some((entry) => entry.type === 'user' && entry.text === SECOND), 'the turn after the compaction came back although the files went back');
