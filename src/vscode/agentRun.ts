@@ -38,7 +38,8 @@ export interface AgentRunInput {
   bound: BoundModel;
   request: vscode.ChatRequest;
   stream: vscode.ChatResponseStream;
-  token: vscode.CancellationToken;
+  /** The request's cancel, from its SessionEngine run (the chat's Stop, or a restore that stopped it). */
+  signal: AbortSignal;
   configuration: Configuration;
   review: CompactionReview;
   /** Asked before a tool changes a file or runs a command. */
@@ -182,9 +183,7 @@ async function requestAttachments(input: AgentRunInput): Promise<{ attachments: 
 }
 
 export async function runAgentRequest(input: AgentRunInput): Promise<void> {
-  const { session, bound, request, stream, token, configuration, review } = input;
-  const abort = new AbortController();
-  const subscription = token.onCancellationRequested(() => abort.abort());
+  const { session, bound, request, stream, signal, configuration, review } = input;
   for (const note of session.takeNotes()) stream.markdown(noteMarkdown(note));
   if (bound.summaryNote) stream.markdown(noteMarkdown(bound.summaryNote));
   const premiumNote = premiumRequestWarning(session.id, bound.stream);
@@ -230,8 +229,8 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       cache: deps.cache,
       calibration: session.calibrationState,
       summarize,
-      review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, abort.signal),
-      signal: abort.signal,
+      review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, signal),
+      signal,
       userText: request.prompt,
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
@@ -253,7 +252,6 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     const requests = tally.footer();
     if (requests) stream.markdown(markdownWithText('\n\n*', `${requests}.`, '*\n'));
   } finally {
-    subscription.dispose();
     await session.save().catch(() => undefined);
   }
 }

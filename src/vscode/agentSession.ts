@@ -4,6 +4,8 @@ import { buildSystemPrompt } from '../core/agent/systemPrompt';
 import { Calibration } from '../core/budget/calibration';
 import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
 import { measureContext } from '../core/budget/meter';
+import { SessionEngine } from '../core/agent/sessionEngine';
+import type { CompactionProposal } from '../core/compaction/compaction';
 import { DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from '../core/budget/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
@@ -36,6 +38,9 @@ export class AgentSession implements vscode.Disposable {
   private calibration: Calibration;
   private countsDirty = false;
   private notes: string[] = [];
+  private readonly stopEngineListening: () => void;
+  /** Owns what this session is doing: the running request, the review that waits, a restore under way. */
+  readonly engine = new SessionEngine<CompactionProposal>();
   model: ModelChoice;
   tools: ChatToolDefinition[];
   systemPrompt: string;
@@ -60,6 +65,7 @@ export class AgentSession implements vscode.Disposable {
       this.countsDirty = true;
       this.changed.fire();
     });
+    this.stopEngineListening = this.engine.onDidChange(() => this.changed.fire());
   }
 
   /** Opens the persisted count cache beside the log (a missing or damaged one just starts empty). */
@@ -172,6 +178,8 @@ export class AgentSession implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.engine.stop();
+    this.stopEngineListening();
     this.stopListening();
     this.changed.dispose();
   }

@@ -14,6 +14,8 @@ import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import type { Logger } from './logger';
 import { bindModel } from './modelBinding';
+import { noteMarkdown } from './chatMarkdown';
+import { SessionBusyError, type RunningRequest } from '../core/agent/sessionEngine';
 import { showSetup } from './setupReply';
 import type { PendingImages } from './pendingImages';
 import type { TerminalRunner } from './terminalRunner';
@@ -60,6 +62,19 @@ async function followThread(session: AgentSession, context: vscode.ChatContext, 
   stream.markdown(`*This chat no longer shows ${requests} of the session (edited or removed), so the session continues from before them on a new branch; the earlier branch is kept (Switch Branch returns to it).*\n\n`);
 }
 
+/** The request's cancel as an AbortSignal: VS Code's token is converted here, once. */
+function abortSignalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispose: () => void } {
+  const abort = new AbortController();
+  if (token.isCancellationRequested) abort.abort();
+  const subscription = token.onCancellationRequested(() => abort.abort());
+  return {
+    signal: abort.signal,
+    dispose: () => {
+      subscription.dispose();
+    },
+  };
+}
+
 async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   if (request.model.vendor === VENDOR && (request.model.id === SETUP_MODEL_ID || !deps.endpoint.configured)) {
     showSetup(stream, deps.endpoint);
@@ -67,38 +82,61 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   }
   const session = await sessionFor(request, context, deps);
   deps.sessions.activate(session);
+  // Every answer names where it left the session, a failed one too: the next message must not take a turn
+  // that failed for one the person edited away (it would branch back and forget what that turn did).
   const metadata = (): AgentResultMetadata => ({ sessionId: session.id, leafId: session.log.leafId });
   if (session.log.readOnly) {
     stream.markdown('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.');
     return { metadata: metadata() };
   }
-  if (request.command !== 'new') await followThread(session, context, stream);
-  const bound = await bindModel(request.model, deps.endpoint, deps.configuration);
-  await session.useModel(bound.choice);
-  await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
-  const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, token };
-  switch (request.command) {
-    case 'compact':
-      await compactCommand(input);
-      break;
-    case 'context':
-      await contextCommand(input);
-      break;
-    case 'prune':
-      await pruneCommand(input);
-      break;
-    case 'new':
-      if (!request.prompt.trim()) {
-        stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
-        break;
-      }
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal });
-      break;
-    default:
-      await runAgentRequest({ session, bound, request, stream, token, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal });
+  const cancel = abortSignalOf(token);
+  let run: RunningRequest;
+  try {
+    run = await session.engine.beginRequest(cancel.signal, request.command === 'compact' ? { replacesReview: 'The automatic compaction waiting for review was replaced by your /compact.' } : {});
+  } catch (error) {
+    cancel.dispose();
+    if (!(error instanceof SessionBusyError)) throw error;
+    stream.markdown(noteMarkdown(error.message));
+    return { metadata: metadata() };
   }
-  await deps.sessions.store.touch(session.id);
-  return { metadata: metadata() };
+  try {
+    if (request.command !== 'new') await followThread(session, context, stream);
+    const bound = await bindModel(request.model, deps.endpoint, deps.configuration);
+    await session.useModel(bound.choice);
+    await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
+    const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, signal: run.signal };
+    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal };
+    switch (request.command) {
+      case 'compact':
+        await compactCommand(input);
+        break;
+      case 'context':
+        await contextCommand(input);
+        break;
+      case 'prune':
+        await pruneCommand(input);
+        break;
+      case 'new':
+        if (!request.prompt.trim()) {
+          stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
+          break;
+        }
+        await runAgentRequest(agent);
+        break;
+      default:
+        await runAgentRequest(agent);
+    }
+    await deps.sessions.store.touch(session.id);
+    return { metadata: metadata() };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    deps.logger.error(`@agent request failed: ${message}`);
+    renderModelError(stream, message);
+    return { metadata: metadata(), errorDetails: { message } };
+  } finally {
+    run.end();
+    cancel.dispose();
+  }
 }
 
 export function registerChatParticipant(deps: ParticipantDeps): vscode.Disposable {

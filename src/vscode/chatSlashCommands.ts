@@ -13,22 +13,16 @@ export interface SlashCommandInput {
   configuration: Configuration;
   review: CompactionReview;
   showPanel: () => void;
-  token: vscode.CancellationToken;
+  /** The request's cancel from its SessionEngine run. */
+  signal: AbortSignal;
 }
 
 export async function compactCommand(input: SlashCommandInput): Promise<void> {
   const { session, stream, configuration, review } = input;
   const instructions = input.prompt.trim() || undefined;
   stream.progress(instructions ? `Summarizing older turns (focus: ${instructions})…` : 'Summarizing older turns…');
-  const abort = new AbortController();
-  const subscription = input.token.onCancellationRequested(() => abort.abort());
-  let pending;
-  try {
-    pending = await review.propose(session, instructions, false, abort.signal);
-  } finally {
-    subscription.dispose();
-  }
-  if (abort.signal.aborted) {
+  const pending = await review.propose(session, instructions, false, input.signal);
+  if (input.signal.aborted) {
     stream.markdown('Compaction cancelled; nothing changed.');
     return;
   }
@@ -36,15 +30,15 @@ export async function compactCommand(input: SlashCommandInput): Promise<void> {
     stream.markdown('Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
     return;
   }
-  const reviewFirst = configuration.settings.compaction.review !== 'never' || pending.proposal.needsReview;
+  const reviewFirst = configuration.settings.compaction.review !== 'never' || pending.review.proposal.needsReview;
   if (reviewFirst) {
     input.showPanel();
-    const why = pending.proposal.needsReview ? ` It needs your review: ${pending.proposal.problems.join('; ')}.` : '';
-    stream.markdown(`The proposed summary (${formatTokens(pending.proposal.tokensBefore)} → ~${formatTokens(pending.proposal.tokensAfter)} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.${why}`);
+    const why = pending.review.proposal.needsReview ? ` It needs your review: ${pending.review.proposal.problems.join('; ')}.` : '';
+    stream.markdown(`The proposed summary (${formatTokens(pending.review.proposal.tokensBefore)} → ~${formatTokens(pending.review.proposal.tokensAfter)} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.${why}`);
     stream.button({ command: 'compactionAgent.showBudget', title: 'Review summary' });
     return;
   }
-  const entry = await review.applyPending(pending, pending.proposal.summary, false);
+  const entry = await review.applyPending(pending, pending.review.proposal.summary, false);
   stream.markdown(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
   stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
   stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [entry.id] });

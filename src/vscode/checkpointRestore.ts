@@ -134,7 +134,10 @@ function isRestoreMode(value: unknown): value is RestoreMode {
  * The palette and panel command: pick a checkpoint (unless given), pick what to restore (unless `preset`
  * names an offered mode: for scripts and other extensions), restore it.
  */
-export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown): Promise<string | undefined> {
+/** Runs the restore itself as one exclusive change of the session (see SessionEngine.exclusive); undefined when it did not run. */
+export type RunExclusive = (what: string, work: () => Promise<string>) => Promise<string | undefined>;
+
+export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown, exclusive: RunExclusive = (_what, work) => work()): Promise<string | undefined> {
   if (session.log.readOnly) throw new Error('This session is open in another window; restore it there.');
   const points = checkpoints(session.log.path());
   if (points.length === 0) return 'No checkpoint yet: every request to @agent makes one.';
@@ -144,7 +147,7 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
     point = picked?.point;
   }
   if (!point) return undefined;
-  const items = planFileRestore(session.log.path(), point.entryId) ?? [];
+  const items = planFileRestore(session.log.path(), point.entryId, session.log.tree.entries) ?? [];
   const modes = modeItems(point, items);
   if (modes.length === 0) return 'Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.';
   const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
@@ -153,12 +156,15 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
   const what = point.kind === 'request' ? `before "${point.title.replace(/^You: /, '')}"` : 'before that restore';
   const withFiles = mode !== 'conversation';
   if (withFiles && !(await mayRestoreFiles(items))) return undefined;
-  const parts: string[] = [];
-  // The conversation moves first, so the file restore is recorded on the branch that continues.
-  if (mode !== 'files') await restoreConversation(session, point);
-  if (withFiles) parts.push(await restoreFiles(session, point.entryId, items, what));
-  if (mode !== 'files') parts.push('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).');
-  const message = parts.join(' ');
+  const message = await exclusive('restoring a checkpoint', async () => {
+    const parts: string[] = [];
+    // The conversation moves first, so the file restore is recorded on the branch that continues.
+    if (mode !== 'files') await restoreConversation(session, point);
+    if (withFiles) parts.push(await restoreFiles(session, point.entryId, items, what));
+    if (mode !== 'files') parts.push('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).');
+    return parts.join(' ');
+  });
+  if (message === undefined) return undefined;
   session.noteForChat(message);
   return message;
 }

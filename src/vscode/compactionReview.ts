@@ -4,8 +4,9 @@ import { returnToCompactionPoint, undoCompaction } from '../core/compaction/comp
 import type { RestoreItem } from '../core/checkpoints/fileCheckpoints';
 import { planFileRestore } from '../core/checkpoints/fileCheckpoints';
 import type { ReviewDecision } from '../core/agent/agentEvents';
-import type { CompactionProposal, SummarizeFn } from '../core/agent/compactionRunner';
-import { applyCompaction, proposeCompaction } from '../core/agent/compactionRunner';
+import type { CompactionProposal, SummarizeFn } from '../core/compaction/compaction';
+import { applyCompaction, proposeCompaction } from '../core/compaction/compaction';
+import type { PendingReview } from '../core/agent/sessionEngine';
 import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
 import { shrinkProblem } from '../core/compaction/cutPlan';
@@ -25,23 +26,30 @@ import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './check
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
 
+/** A session's waiting review, with the session it belongs to. */
 interface Pending {
-  id: string;
   session: AgentSession;
-  proposal: CompactionProposal;
-  auto: boolean;
-  modelId: string;
-  /** Set while the agent loop waits for this decision (it applies the summary itself). */
-  decide?: (decision: ReviewDecision) => void;
+  review: PendingReview<CompactionProposal>;
+}
+
+/** Asks before a running request is stopped for a change of the session (a restore, a branch switch). */
+export async function confirmStopRequest(what: string): Promise<boolean> {
+  const stop = 'Stop and Continue';
+  const choice = await vscode.window.showWarningMessage(
+    `A request of this session is running. Stop it before ${what}?`,
+    { modal: true, detail: 'What it did so far stays in the session. Otherwise nothing changes; try again when it has finished.' },
+    stop,
+  );
+  return choice === stop;
 }
 
 export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscription: vscode.Disposable;
-  private pending: Pending | undefined;
   private busy: { what: BusyWhat; since: string } | undefined;
   private notice: Notice | undefined;
-  private proposals = 0;
+  /** Sessions whose review is waiting, so the panel can point to one that is not the active session. */
+  private readonly waiting = new Set<AgentSession>();
 
   readonly onDidChangeState = this.changed.event;
 
@@ -58,8 +66,11 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     if (!session) return { ...emptyPanelState(), ...(this.notice ? { notice: this.notice } : {}) };
     const measured = session.measure();
     if (!measured) void session.ensureCounter().then(() => this.changed.fire());
-    const pending = this.pending?.session === session ? this.pending : undefined;
+    const review = session.engine.review;
+    const pending = review ? { session, review } : undefined;
     const budget = session.budgetView(measured);
+    const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
+    const notice = this.notice ?? (elsewhere ? { level: 'info' as const, text: `A compaction of the session "${elsewhere.title}" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.` } : undefined);
     const path = measured?.path ?? session.log.path();
     return {
       session: { id: session.id, title: session.title },
@@ -68,7 +79,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
       usage: this.usageWithPremium(toUsageView(path)),
-      ...(this.notice ? { notice: this.notice } : {}),
+      ...(notice ? { notice } : {}),
     };
   }
 
@@ -81,13 +92,21 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   async pruneNow(): Promise<void> {
     const session = await this.requireSession();
-    const entry = await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', anySize: true }));
+    const done = await session.engine.exclusive('pruning', async () => ({ entry: await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', anySize: true })) }), confirmStopRequest);
+    if (!done) return;
+    const { entry } = done;
     this.say('info', entry ? `Pruned ${entry.toolResultIds.length} old tool output(s), freeing ~${formatTokens(entry.tokensFreed)} tokens. They stay stored and readable.` : 'Nothing to prune: no tool output outside the protected recent window.');
   }
 
+  /**
+   * Compact Now (panel and palette): outside any request, so a running one is stopped first; one that only
+   * waits for a review is answered by this newer proposal without asking.
+   */
   async compactNow(instructions: string): Promise<CompactionProposalView | undefined> {
     const session = await this.requireSession();
-    const pending = await this.propose(session, instructions.trim() || undefined, false);
+    const pending = await session.engine.exclusive('compacting', () => this.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
+      replacesReview: 'The automatic compaction waiting for review was replaced by your Compact Now.',
+    });
     return pending ? this.view(pending) : undefined;
   }
 
@@ -109,53 +128,63 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       proposal.problems = [...proposal.problems, noShrink];
       proposal.needsReview = true;
     }
-    this.pending = { id: `proposal-${++this.proposals}`, session, proposal, auto, modelId };
+    const review = session.engine.offerReview(proposal, auto, modelId, 'A newer compaction proposal replaced the one waiting for review.');
     this.notice = undefined;
     this.changed.fire();
-    return this.pending;
+    return { session, review };
   }
 
   async apply(proposalId: string, summary: string, edited: boolean): Promise<void> {
-    const pending = this.take(proposalId);
-    if (pending.decide) {
-      pending.decide({ action: 'apply', summary, edited });
-      this.changed.fire();
+    const session = await this.sessionWithReview(proposalId);
+    const review = session.engine.takeReview(proposalId);
+    if (review.answer) {
+      session.engine.settle(review, { action: 'apply', summary, edited });
       return;
     }
-    await this.applyPending(pending, summary, edited);
+    await session.engine.exclusive('applying', () => this.applyPending({ session, review }, summary, edited), confirmStopRequest);
   }
 
   /** Applies without review (review mode "never"), or after the person approved. */
   async applyPending(pending: Pending, summary: string, edited: boolean): Promise<CompactionEntry> {
-    const deps = await this.deps(pending.session);
+    const { session, review } = pending;
+    const deps = await this.deps(session);
     const entry = await this.whileBusy('applying', () =>
-      applyCompaction(pending.session.log, pending.proposal, {
+      applyCompaction(session.log, review.proposal, {
         summary,
         edited,
-        auto: pending.auto,
-        ...(pending.proposal.instructions !== undefined ? { instructions: pending.proposal.instructions } : {}),
-        model: pending.modelId,
-        counter: deps.counter,
+        auto: review.auto,
+        ...(review.proposal.instructions !== undefined ? { instructions: review.proposal.instructions } : {}),
+        model: review.modelId,
+        deps,
       }),
     );
-    if (this.pending === pending) this.pending = undefined;
+    if (session.engine.review === review) session.engine.takeReview(review.id);
     this.say('info', `Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens. Restore Pre-Compaction Branch undoes it.`);
     return entry;
   }
 
   async regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined> {
-    const old = this.take(proposalId);
-    const fresh = await this.propose(old.session, instructions.trim() || undefined, old.auto);
-    if (fresh && old.decide) fresh.decide = old.decide;
-    else old.decide?.({ action: 'cancel' });
-    return fresh ? this.view(fresh) : undefined;
+    const session = await this.sessionWithReview(proposalId);
+    const old = session.engine.review;
+    if (!old || old.id !== proposalId) throw new Error('That proposal is no longer current; compact again.');
+    const { summarize } = await this.summarizerFor(session);
+    const deps = await this.deps(session);
+    const given = instructions.trim() || undefined;
+    const proposal = await this.whileBusy('summarizing', () => proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true }));
+    if (!proposal) {
+      session.engine.dropReview('There is nothing to compact any more.');
+      this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+      return undefined;
+    }
+    const revised = session.engine.revise(proposalId, proposal);
+    return this.view({ session, review: revised });
   }
 
   async cancel(proposalId: string): Promise<void> {
-    const pending = this.take(proposalId);
-    pending.decide?.({ action: 'cancel' });
+    const session = await this.sessionWithReview(proposalId);
+    const review = session.engine.takeReview(proposalId);
+    session.engine.settle(review, { action: 'cancel' });
     this.say('info', 'Compaction cancelled; nothing changed.');
-    return Promise.resolve();
   }
 
   /**
@@ -165,11 +194,16 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
    */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
-    const items = planFileRestore(session.log.path(), compactionId) ?? [];
+    const items = planFileRestore(session.log.path(), compactionId, session.log.tree.entries) ?? [];
     const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
     if (!mode) return 'Restore cancelled; nothing changed.';
     if (mode === 'files' && !(await mayRestoreFiles(items))) return 'Restore cancelled; nothing changed.';
-    const message = mode === 'files' ? await this.restoreWithFiles(session, compactionId, items) : await this.restoreConversation(session, compactionId);
+    const message = await session.engine.exclusive(
+      'restoring the branch before that compaction',
+      () => (mode === 'files' ? this.restoreWithFiles(session, compactionId, items) : this.restoreConversation(session, compactionId)),
+      confirmStopRequest,
+    );
+    if (message === undefined) return 'Restore cancelled; nothing changed.';
     this.say('info', message);
     session.noteForChat(message);
     return message;
@@ -179,7 +213,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
     const later = copied > 0 ? ` with the ${copied} entr${copied === 1 ? 'y' : 'ies'} made since` : '';
     const skipped = skippedCompactions > 0 ? ` The ${skippedCompactions} later compaction${skippedCompactions === 1 ? '' : 's'} built on it ${skippedCompactions === 1 ? 'is' : 'are'} undone too.` : '';
-    return `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking; the compacted branch is kept (Switch Branch returns to it).`;
+    return `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction; the compacted branch is kept (Switch Branch returns to it).`;
   }
 
   private async restoreWithFiles(session: AgentSession, compactionId: string, items: readonly RestoreItem[]): Promise<string> {
@@ -187,7 +221,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       await returnToCompactionPoint(session.log, compactionId);
       return restoreFiles(session, compactionId, items, 'how they were at that compaction');
     });
-    return `Restored the session to the point of that compaction, full history and no summary. ${files} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking.`;
+    return `Restored the session to the point of that compaction, full history and no summary. ${files} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction.`;
   }
 
   async pin(entryId: string): Promise<void> {
@@ -205,20 +239,18 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return (await session.ensureCounter()).countText(text);
   }
 
-  /** For the agent loop: shows the proposal in the panel and resolves with the person's decision. */
+  /** For the agent loop: shows the proposal in the panel (its session becomes the active one) and resolves with the person's decision. */
   reviewForLoop(session: AgentSession, proposal: CompactionProposal, modelId: string, signal: AbortSignal): Promise<ReviewDecision> {
-    this.pending?.decide?.({ action: 'cancel' });
-    return new Promise<ReviewDecision>((resolve) => {
-      const pending: Pending = { id: `proposal-${++this.proposals}`, session, proposal, auto: true, modelId, decide: resolve };
-      signal.addEventListener('abort', () => {
-        if (this.pending === pending) this.pending = undefined;
-        resolve({ action: 'cancel' });
-        this.changed.fire();
-      }, { once: true });
-      this.pending = pending;
-      this.showPanel();
+    const { decision } = session.engine.awaitReview(proposal, modelId, signal, 'A newer compaction proposal replaced the one waiting for review.');
+    this.waiting.add(session);
+    void decision.finally(() => {
+      this.waiting.delete(session);
       this.changed.fire();
     });
+    this.sessions.activate(session);
+    this.showPanel();
+    this.changed.fire();
+    return decision;
   }
 
   say(level: Notice['level'], text: string): void {
@@ -227,14 +259,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   }
 
   private view(pending: Pending): CompactionProposalView {
-    return toProposalView(pending.id, pending.proposal, pending.session.log.path(), pending.auto);
+    return toProposalView(pending.review.id, pending.review.proposal, pending.session.log.path(), pending.review.auto);
   }
 
-  private take(proposalId: string): Pending {
-    const pending = this.pending;
-    if (!pending || pending.id !== proposalId) throw new Error('That proposal is no longer current; compact again.');
-    this.pending = undefined;
-    return pending;
+  /** The session whose waiting review is `proposalId` (the active one first, then any with a review waiting). */
+  private async sessionWithReview(proposalId: string): Promise<AgentSession> {
+    const active = this.sessions.active;
+    if (active?.engine.review?.id === proposalId) return active;
+    for (const session of this.waiting) if (session.engine.review?.id === proposalId) return session;
+    return this.requireSession();
   }
 
   private async requireSession(): Promise<AgentSession> {
@@ -263,7 +296,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   }
 
   dispose(): void {
-    this.pending?.decide?.({ action: 'cancel' });
+    for (const session of this.waiting) session.engine.dropReview();
     this.subscription.dispose();
     this.changed.dispose();
   }

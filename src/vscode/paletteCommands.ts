@@ -6,7 +6,7 @@ import { formatTokens, formatWhen } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
-import type { CompactionReview } from './compactionReview';
+import { confirmStopRequest, type CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
 import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
@@ -110,7 +110,8 @@ async function switchBranch(deps: CommandDeps): Promise<void> {
     { title: 'Switch Branch', placeHolder: 'Continue the session from another branch (nothing is lost)' },
   );
   if (!picked || picked.tip.id === current) return;
-  await session.log.moveLeaf(picked.tip.id, 'switch');
+  const moved = await session.engine.exclusive('switching branch', async () => session.log.moveLeaf(picked.tip.id, 'switch'), confirmStopRequest);
+  if (!moved) return;
   session.noteForChat(`Switched to another branch of this session (${branchLabel(session, picked.tip)}).`);
 }
 
@@ -120,10 +121,12 @@ async function compactNow(deps: CommandDeps): Promise<void> {
   const instructions = await vscode.window.showInputBox({ title: 'Compact Now', prompt: 'Optional instructions: what the summary must keep (Enter to skip)' });
   if (instructions === undefined) return;
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Compaction Agent: summarizing older turns…' }, async () => {
-    const pending = await deps.review.propose(session, instructions.trim() || undefined, false);
+    const pending = await session.engine.exclusive('compacting', () => deps.review.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
+      replacesReview: 'The automatic compaction waiting for review was replaced by your Compact Now.',
+    });
     if (!pending) return;
-    if (deps.configuration.settings.compaction.review === 'never' && !pending.proposal.needsReview) {
-      const entry = await deps.review.applyPending(pending, pending.proposal.summary, false);
+    if (deps.configuration.settings.compaction.review === 'never' && !pending.review.proposal.needsReview) {
+      const entry = await deps.review.applyPending(pending, pending.review.proposal.summary, false);
       void vscode.window.showInformationMessage(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
     } else deps.showPanel();
   });
@@ -136,7 +139,7 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
     'compactionAgent.restoreCheckpoint': async (entryId, mode) => {
       const session = await requireSession(deps);
       if (!session) return;
-      const message = await restoreCheckpoint(session, typeof entryId === 'string' ? entryId : undefined, mode);
+      const message = await restoreCheckpoint(session, typeof entryId === 'string' ? entryId : undefined, mode, (what, work) => session.engine.exclusive(what, work, confirmStopRequest));
       if (!message) return;
       deps.review.say('info', message);
       void vscode.window.showInformationMessage(message);

@@ -53,7 +53,7 @@ const FAMILIES = [
     children: [],
     needs: [
       'src/core/agent/agentLoop.ts',
-      'src/core/agent/compactionRunner.ts',
+      'src/core/compaction/compaction.ts',
       'src/core/llm/openaiChatClient.ts',
       'test/support/scriptedEndpoint.ts',
     ],

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { AgentEvent } from '../../src/core/agent/agentEvents';
-import type { SummarizeFn, SummarizeRequest } from '../../src/core/agent/compactionRunner';
+import type { SummarizeFn, SummarizeRequest } from '../../src/core/compaction/compaction';
 import type { ChatRequest, ModelError, ModelStream, StreamEvent } from '../../src/core/llm/modelStream';
 import type { SessionEntry, StopReason, ToolCall, Usage } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';

@@ -1,7 +1,7 @@
 // Loop guards in the real agent loop: a compaction that would not make room is an error, never applied or repeated.
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
-import type { SummarizeFn } from '../../src/core/agent/compactionRunner';
+import type { SummarizeFn } from '../../src/core/compaction/compaction';
 import { defaultSettings, type Settings } from '../../src/core/settings/settings';
 import type { AgentEvent } from '../../src/core/agent/agentEvents';
 import { collect, scriptedModel } from '../support/agentFakes';

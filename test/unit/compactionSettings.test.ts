@@ -1,6 +1,6 @@
 // Compaction tuning users ask for: standing summary instructions and a window per model, validated like every setting.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { proposeCompaction } from '../../src/core/agent/compactionRunner';
+import { proposeCompaction } from '../../src/core/compaction/compaction';
 import { defaultSettings, parseSettings, windowSettingFor, type SettingKey } from '../../src/core/settings/settings';
 import { recordingSummarizer, tempSession, type TempSession } from '../support/agentFakes';
 

@@ -183,7 +183,8 @@ describe('provider-shape repair', () => {
     b.assistant('a2');
     b.compaction('c', 't1');
     const built = buildContext(b.path());
-    expect(labels(built.messages)).toEqual(['S(summary c)', 'a2']);
+    // The cut fell inside u1's turn: its request is carried (the summary's appendix only names it).
+    expect(labels(built.messages)).toEqual(['S(summary c)', 'u1', 'a2']);
     expect(validateChatMessages(built.messages)).toEqual([]);
   });
 
@@ -234,10 +235,13 @@ describe('carried request and pins by entry', () => {
     b.tool('t2c', 'c2c');
     b.compaction('d', 'a2c');
     expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary d)', 'u2', 'a2c', 't2c']);
-    // Once the turn is answered, the next request is the one carried, and the old one is not.
+    // Once the turn is answered, its request stays while that compaction is the latest (the kept steps answer it).
     b.assistant('done');
     b.user('u3');
-    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary d)', 'a2c', 't2c', 'done', 'u3']);
+    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary d)', 'u2', 'a2c', 't2c', 'done', 'u3']);
+    // A compaction that cuts at a turn start carries nothing.
+    b.compaction('e', 'u3');
+    expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary e)', 'u3']);
   });
 });
 

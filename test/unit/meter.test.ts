@@ -1,6 +1,6 @@
 // The one meter: the trigger, the cut plan, the shrink guard and the notices all read the same number, in the endpoint's units.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { proposeCompaction } from '../../src/core/agent/compactionRunner';
+import { applyCompaction, proposeCompaction } from '../../src/core/compaction/compaction';
 import { newRequestProgress, prepareContext, type GateState } from '../../src/core/agent/contextGate';
 import { Calibration } from '../../src/core/budget/calibration';
 import { measureContext, requestOutputTokens, type CountingDeps } from '../../src/core/budget/meter';
@@ -66,7 +66,9 @@ describe('one meter', () => {
     // Before and after in the same units: the shrink guard compares like with like.
     expect(proposal!.tokensBefore).toBe(measured.budget.used);
     expect(proposal!.tokensAfter).toBeLessThan(measured.budget.usable);
-    expect(proposal!.keptTokens).toBe(Math.round(proposal!.kept.reduce((sum, entry) => sum + entry.tokens, 0)));
+    // "After" is the meter's own measure of the context once applied, not a sum made beside it.
+    await applyCompaction(session.log, proposal!, { summary: proposal!.summary, edited: false, auto: true, deps: deps(16_384, calibration) });
+    expect(measureContext(session.log.path(), deps(16_384, calibration)).budget.used).toBe(proposal!.tokensAfter);
   });
 
   it('the gate makes room for a calibrated context before the call: prunes when that suffices, else compacts', async () => {

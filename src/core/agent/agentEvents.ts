@@ -3,7 +3,7 @@ import type { Budget } from '../budget/budget';
 import type { ModelError } from '../llm/modelStream';
 import type { AssistantEntry, CompactionEntry, PruneEntry, ToolCall, ToolResultEntry, Usage, UserEntry } from '../session/entries';
 import type { ToolFiles } from '../tools/toolTypes';
-import type { CompactionProposal } from './compactionRunner';
+import type { CompactionProposal } from '../compaction/compaction';
 
 export type CompactionReason = 'threshold' | 'overflow';
 
@@ -29,6 +29,6 @@ export type AgentEvent =
   | { type: 'done'; reason: DoneReason; steps: number };
 
 /** The reviewer's answer to a compaction proposal. */
-export type ReviewDecision = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel' };
+export type ReviewDecision = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel'; /** Why, when it was not the person's Cancel (a newer proposal replaced it). */ reason?: string };
 
 export type ReviewCompaction = (proposal: CompactionProposal) => Promise<ReviewDecision>;

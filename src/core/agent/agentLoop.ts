@@ -16,7 +16,7 @@ import { DEFAULT_TOOL_LIMITS } from '../tools/toolTypes';
 import type { WorkspaceAccess } from '../tools/workspaceAccess';
 import type { AgentEvent, DoneReason, ReviewCompaction } from './agentEvents';
 import type { AgentLog } from './agentLog';
-import type { SummarizeFn } from './compactionRunner';
+import type { SummarizeFn } from '../compaction/compaction';
 import type { GateState } from './contextGate';
 import { autoCompact, newRequestProgress, prepareContext } from './contextGate';
 import type { StepOutcome } from './modelStep';

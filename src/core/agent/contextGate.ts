@@ -9,8 +9,8 @@ import type { ModelError } from '../llm/modelStream';
 import type { PruneEntry } from '../session/entries';
 import type { AgentEvent, CompactionReason, ReviewCompaction } from './agentEvents';
 import type { AgentLog } from './agentLog';
-import type { CompactionProposal, SummarizeFn } from './compactionRunner';
-import { applyCompaction, NoRoomError, proposeCompaction } from './compactionRunner';
+import type { CompactionProposal, SummarizeFn } from '../compaction/compaction';
+import { applyCompaction, NoRoomError, proposeCompaction } from '../compaction/compaction';
 
 export interface GateState {
   log: AgentLog;
@@ -81,7 +81,14 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
   }
   yield { type: 'compactionReview', proposal };
   const decision = await state.review(proposal);
-  if (decision.action === 'cancel' || state.signal.aborted) return 'cancelled';
+  if (state.signal.aborted) return 'cancelled';
+  if (decision.action === 'cancel') {
+    if (decision.reason) {
+      yield errorEvent(`${decision.reason} This request stopped here; nothing was lost. Send a message to continue.`);
+      return 'failed';
+    }
+    return 'cancelled';
+  }
   return { summary: decision.summary, edited: decision.edited };
 }
 
@@ -122,7 +129,7 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
     }
     if (review === 'failed') return 'failed';
     const model = deps.settings.compaction.summaryModel || state.modelId;
-    const entry = await applyCompaction(state.log, proposal, { ...review, auto: true, model, counter: deps.counter });
+    const entry = await applyCompaction(state.log, proposal, { ...review, auto: true, model, deps });
     state.lastCompactionId = entry.id;
     state.request.compactions++;
     state.request.steps = 0;

@@ -26,10 +26,13 @@ export interface ContextCountOptions extends BuildContextOptions {
 /**
  * A usage report anchors our count only when it is in our tokenizer's units: a report from another
  * model family (a session imported from Claude, counted for gpt-4o) would mix two tokenizers in
- * `used`, so it is ignored. Reports without a model (older entries) are trusted.
+ * `used`, so it is ignored. Reports without a model (older entries) are trusted; copies never are.
  */
 function reportOf(entry: SessionEntry | undefined, counter: TokenCounter): number | undefined {
   if (entry?.type !== 'assistant' || !entry.usage || entry.usage.promptTokens <= 0) return undefined;
+  // A copy made by an undo carries the report of the prompt its original was answered from (a compacted
+  // one): it describes another context and must never anchor this one.
+  if (entry.copyOf !== undefined) return undefined;
   if (entry.model !== undefined && !sameTokenizer(entry.model, counter.modelId)) return undefined;
   return entry.usage.promptTokens;
 }

@@ -167,5 +167,8 @@ export function requestOutputTokens(measured: MeasuredContext, deps: Pick<Counti
   const room = budget.contextWindow - Math.ceil(budget.used * (1 + margin)) - 16;
   const setting = deps.settings.context.maxOutputTokens;
   const cap = Math.min(setting > 0 ? setting : Math.max(thresholds.outputReserve, AUTO_OUTPUT_CAP), deps.maxOutputTokens ?? Number.POSITIVE_INFINITY);
-  return Math.max(MIN_OUTPUT, Math.min(cap, room));
+  // While the meter says the prompt fits, the reserve is what was promised for the reply: the estimate's
+  // margin may only take what lies beyond it (a page-long write_file at 8k must not be cut at 256 tokens).
+  const floor = budget.used <= budget.usable ? Math.min(cap, thresholds.outputReserve) : MIN_OUTPUT;
+  return Math.max(floor, MIN_OUTPUT, Math.min(cap, room));
 }

@@ -49,6 +49,7 @@ const NO_CUT: Omit<CutPlan, 'needed' | 'minimumAfter'> = {
   tokensKept: 0,
   shrunk: false,
   fits: true,
+  lastCutEntryId: null,
 };
 
 export async function planReport(path: SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {

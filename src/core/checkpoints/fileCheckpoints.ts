@@ -72,12 +72,18 @@ export function checkpoints(path: readonly SessionEntry[]): Checkpoint[] {
  * What restoring the files to before `entryId` means: for every file changed from that entry on (by the
  * agent or by a restore), the content it had before the first of those changes. Files whose content would
  * not change are left out. Undefined when the entry is not on the branch.
+ *
+ * The workspace has one state whatever the branch: with `written` (every entry of the session in the order
+ * it was written), changes made after the entry on branches left since (a "conversation only" restore, a
+ * branch switch) count too, so the files really go back. Copies an undo made repeat changes already counted.
  */
-export function planFileRestore(path: readonly SessionEntry[], entryId: string): RestoreItem[] | undefined {
+export function planFileRestore(path: readonly SessionEntry[], entryId: string, written?: readonly SessionEntry[]): RestoreItem[] | undefined {
   const from = path.findIndex((entry) => entry.id === entryId);
   if (from < 0) return undefined;
+  const start = written ? written.findIndex((entry) => entry.id === entryId) : -1;
+  const since = written && start >= 0 ? written.slice(start).filter((entry) => entry.copyOf === undefined) : path.slice(from);
   const items = new Map<string, RestoreItem>();
-  for (const entry of path.slice(from)) {
+  for (const entry of since) {
     for (const change of changesOf(entry)) {
       const known = items.get(change.absolute);
       if (known) {

@@ -1,7 +1,7 @@
 // Plans hard compaction: where to cut so the newest turns stay verbatim, never between a tool call and its result, and whether it can help at all.
 import { contextSpan } from '../budget/pathState';
 import type { EntryCosts } from '../budget/meter';
-import { openRequest } from '../context/contextBuilder';
+import { carriedRequest } from '../context/contextBuilder';
 import { prunedToolResultIds } from '../context/contextMarkers';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -33,8 +33,10 @@ export interface CutPlan {
   shrunk: boolean;
   /** tokensKept leaves new turns room after compaction (at most half of what summary and fixed prompt leave). */
   fits: boolean;
-  /** The smallest context any compaction could leave: fixed prompt, summary room and the newest step alone. */
+  /** An estimate of the smallest context any compaction could leave (fixed prompt, summary room, newest step); the runner measures it. */
   minimumAfter: number;
+  /** The latest possible cut: keeping only from here is the most a compaction can free. */
+  lastCutEntryId: string | null;
 }
 
 /** A compaction must bring the context below this share of its size before, or it failed. */
@@ -142,11 +144,19 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const valid = validCuts(messages);
   const lastCut = valid.lastIndexOf(true);
   if (lastCut < 1) return null;
-  // A cut inside the newest turn carries that turn's request along verbatim (see buildContext): it is kept.
-  const request = openRequest(path);
-  const requestAt = request ? messages.indexOf(request) : -1;
-  const requestCost = request ? entryCost(request, costs, pruned) : 0;
-  const carried = (cut: number): number => (request && requestAt < cut ? requestCost : 0);
+  // A cut inside a turn carries that turn's request along verbatim (see carriedRequest): it is kept. Before
+  // the span's first request, the turn is the one the current compaction cut into (its request is carried now).
+  const current = carriedRequest(path);
+  const currentCost = current ? entryCost(current, costs, pruned) : 0;
+  const requestCost = new Array<number>(n + 1).fill(currentCost);
+  for (let j = 1; j <= n; j++) {
+    const previous = messages[j - 1] as MessageEntry;
+    requestCost[j] = previous.type === 'user' && !previous.synthetic ? entryCost(previous, costs, pruned) : (requestCost[j - 1] ?? 0);
+  }
+  const carried = (cut: number): number => {
+    const first = messages[cut];
+    return first && first.type === 'user' && !first.synthetic ? 0 : (requestCost[cut] ?? 0);
+  };
   const keptFrom = suffix.map((tokens, cut) => tokens + carried(cut));
   const limit = maxKeptTokens(options);
   const chosen = chooseCut(messages, keptFrom, valid, Math.min(options.keepRecentTokens, limit));
@@ -156,8 +166,8 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const prefixStart = turnStart >= 1 && turnStart < cut ? turnStart : cut;
   const ids = (from: number, to: number): string[] => messages.slice(from, to).map((entry) => entry.id);
   const total = suffix[0] ?? 0;
-  // The request is sent now as part of the context when it precedes the span (an earlier compaction carried it).
-  const sentNow = total + (requestAt < 0 ? requestCost : 0);
+  // The request an earlier compaction carries is sent now too, before the span.
+  const sentNow = total + currentCost;
   return {
     needed: options.fixedTokens + options.currentSummaryTokens + sentNow > options.usable,
     firstKeptEntryId: messages[cut]?.id ?? null,
@@ -168,6 +178,7 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
     shrunk: cut > chosen,
     fits: (keptFrom[cut] ?? 0) <= limit,
     minimumAfter: options.fixedTokens + options.summaryRoom + (keptFrom[lastCut] ?? 0),
+    lastCutEntryId: messages[lastCut]?.id ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 // Binds the summarizer to a model stream: the SummarizeFn used by the agent loop, /compact and the review panel.
-import type { SummarizeFn } from '../agent/compactionRunner';
+import type { SummarizeFn } from './compaction';
 import { splitAtLatestCompaction } from '../context/contextBuilder';
 import type { ModelStream } from '../llm/modelStream';
 import type { SessionEntry } from '../session/entries';

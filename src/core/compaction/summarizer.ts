@@ -8,7 +8,7 @@ import type { CutPlan } from './cutPlan';
 import { extendFileLedger } from './fileLedger';
 import { chunkBlocks, entryBlock } from './summaryInput';
 import { TURN_PREFIX_HEADING } from '../context/contextMarkers';
-import { correctionMessage, stripAppendix, summaryAppendix, summaryMessages, turnPrefixMessages } from './summaryPrompt';
+import { correctionMessage, stripAppendix, summaryAppendix, summaryMessages, turnPrefixMessages, type AppendixInput } from './summaryPrompt';
 import { validateModelSummary, validateSummary } from './summaryValidation';
 
 export type Complete = (messages: ChatMessage[], options: { maxTokens: number; signal?: AbortSignal }) => Promise<string>;
@@ -65,41 +65,41 @@ function coveredEnd(path: readonly SessionEntry[], replaced: readonly MessageEnt
   return last ? path.findIndex((entry) => entry.id === last.id) : -1;
 }
 
-/**
- * The user's request the covered part ends in: the last message the user wrote on the whole path up to
- * the cut, even when an earlier compaction already summarized it (a second compaction within one turn
- * replaces only that turn's steps, and the request must survive it).
- */
-/** An earlier request is kept verbatim up to this length (a pasted log beyond it is cut with a mark). */
-const REQUEST_VERBATIM_CHARS = 2000;
-/** The list of earlier requests takes at most this share of the summary's budget (at ~4 characters a token). */
-const REQUEST_LIST_SHARE = 0.3;
+/** The appendix may take this share of the summary's token budget; it is capped, counted and validated. */
+const APPENDIX_SHARE = 0.5;
 
-/**
- * Every request the user made before the last one, verbatim, from the whole path (earlier compactions
- * included), so a summary of a summary still names them all. When they exceed `budgetChars`, the newest are
- * kept and the rest counted.
- */
-function earlierRequests(path: readonly SessionEntry[], end: number, budgetChars: number): string[] {
+/** Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions included). */
+function earlierRequests(path: readonly SessionEntry[], end: number): string[] {
   const requests: string[] = [];
   for (let index = 0; index <= end; index++) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text.trim());
+    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text);
   }
   requests.pop();
-  const kept: string[] = [];
-  let size = 0;
-  for (let index = requests.length - 1; index >= 0; index--) {
-    const text = requests[index] ?? '';
-    const item = text.length > REQUEST_VERBATIM_CHARS ? `${text.slice(0, REQUEST_VERBATIM_CHARS)}… [${text.length - REQUEST_VERBATIM_CHARS} more characters]` : text;
-    if (size + item.length > budgetChars) {
-      kept.unshift(`(${index + 1} earlier request${index === 0 ? '' : 's'} not listed)`);
-      break;
-    }
-    kept.unshift(item);
-    size += item.length;
+  return requests;
+}
+
+/** True when the cut falls inside a turn: the context builder then carries that turn's request after the summary. */
+function cutSplitsTurn(path: readonly SessionEntry[], firstKeptEntryId: string | null): boolean {
+  if (firstKeptEntryId === null) return false;
+  const first = path.find((entry) => entry.id === firstKeptEntryId);
+  return first !== undefined && !(first.type === 'user' && !first.synthetic);
+}
+
+/**
+ * The appendix within `limit` tokens: built at a character budget, then rebuilt smaller while the count
+ * is over (text that is dense in tokens, such as symbols or CJK, takes more than four characters a token).
+ */
+function cappedAppendix(input: Omit<AppendixInput, 'maxChars'>, limit: number, count: (text: string) => number): string {
+  let maxChars = limit * 4;
+  let appendix = summaryAppendix({ ...input, maxChars });
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const tokens = count(appendix);
+    if (tokens <= limit) break;
+    maxChars = Math.floor((maxChars * limit) / tokens * 0.9);
+    appendix = summaryAppendix({ ...input, maxChars });
   }
-  return kept;
+  return appendix;
 }
 
 function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
@@ -172,8 +172,13 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
     if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
   }
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
-  const appendix = summaryAppendix({ files, lastUserRequest: request, earlierRequests: earlierRequests(input.path, end, Math.max(1200, Math.floor(maxTokens * 4 * REQUEST_LIST_SHARE))), pinned: pinnedReferences(input.path, end) });
+  const appendixLimit = Math.max(256, Math.floor(maxTokens * APPENDIX_SHARE));
+  const appendix = cappedAppendix(
+    { files, lastUserRequest: request, requestCarried: cutSplitsTurn(input.path, input.plan.firstKeptEntryId), earlierRequests: earlierRequests(input.path, end), pinned: pinnedReferences(input.path, end) },
+    appendixLimit,
+    count,
+  );
   const summary = `${running ?? ''}\n\n${appendix}`;
-  const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count })])];
+  const finalProblems = [...new Set([...problems, ...validateSummary(summary, { maxTokens, countTokens: count, maxAppendixTokens: appendixLimit })])];
   return { summary, turnPrefixSummary, files, problems: finalProblems, needsReview: finalProblems.length > 0 };
 }

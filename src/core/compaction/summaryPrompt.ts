@@ -81,28 +81,79 @@ export function correctionMessage(problems: readonly string[]): ChatMessage {
   };
 }
 
-function list(items: readonly string[]): string {
-  return items.length > 0 ? items.map((item) => `- ${item}`).join('\n') : '- (none)';
-}
-
 export interface AppendixInput {
   files: FileLedger;
+  /** The user's request the summarized part ends in; null when there was none. */
   lastUserRequest: string | null;
-  /** The user's earlier requests, oldest first, verbatim (see earlierRequests in summarizer.ts). */
+  /** The cut split that request's turn, so the context builder sends it verbatim after the summary: named, not repeated. */
+  requestCarried?: boolean;
+  /** Every request the user made before the last one, oldest first, verbatim (empty ones are skipped). */
   earlierRequests?: readonly string[];
   /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
+  /** Most characters the whole appendix may take; every list line and separator counts. Unbounded when absent. */
+  maxChars?: number;
 }
 
-/** Appended verbatim by code, never by the model, so file lists and the user's words cannot be lost. */
+/** Shares of the appendix budget: files, the last request, earlier requests, pins. */
+const APPENDIX_SHARES = { files: 0.3, lastRequest: 0.25, earlierRequests: 0.3, pinned: 0.15 } as const;
+/** An earlier request is kept verbatim up to this length (a pasted log beyond it is cut with a mark). */
+const REQUEST_VERBATIM_CHARS = 2000;
+
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const keep = Math.max(0, limit - 40);
+  return `${text.slice(0, keep)}… [${text.length - keep} more characters]`;
+}
+
+/** Lines that fit `budget` characters (each with its newline), in order; what did not fit is counted on a last line. */
+function cappedLines(items: readonly string[], budget: number, format: (item: string, index: number) => string, newestFirst: boolean, what: string): string {
+  const chosen: string[] = [];
+  let size = 0;
+  const order = newestFirst ? [...items.keys()].reverse() : [...items.keys()];
+  let left = 0;
+  for (const [position, index] of order.entries()) {
+    const line = format(items[index] ?? '', index);
+    if (size + line.length + 1 > budget) {
+      left = order.length - position;
+      break;
+    }
+    chosen.push(line);
+    size += line.length + 1;
+  }
+  if (newestFirst) chosen.reverse();
+  if (left > 0) {
+    const note = `- (${left} ${newestFirst ? 'earlier ' : ''}${what}${left === 1 ? '' : 's'} not listed)`;
+    if (newestFirst) chosen.unshift(note);
+    else chosen.push(note);
+  }
+  return chosen.length > 0 ? chosen.join('\n') : '- (none)';
+}
+
+/**
+ * Appended verbatim by code, never by the model, so file lists and the user's words cannot be lost. Every
+ * section is capped by its share of `maxChars` (items that do not fit are counted, newest requests kept).
+ */
 export function summaryAppendix(input: AppendixInput): string {
-  const sections = [
-    `${APPENDIX_HEADING}\n### Read\n${list(input.files.read)}\n### Modified\n${list(input.files.modified)}`,
-    `## Last user request\n${input.lastUserRequest ?? '(none)'}`,
-  ];
-  // Numbered and verbatim (multi-line requests stay intact), oldest first.
-  if (input.earlierRequests && input.earlierRequests.length > 0) sections.push(`## Earlier user requests\n${input.earlierRequests.map((request, index) => `${index + 1}. ${request}`).join('\n')}`);
-  if (input.pinned.length > 0) sections.push(`## Pinned messages\n${list(input.pinned)}`);
+  const max = input.maxChars ?? Number.POSITIVE_INFINITY;
+  const share = (part: keyof typeof APPENDIX_SHARES): number => Math.max(200, Math.floor(max * APPENDIX_SHARES[part]));
+  const fileBudget = share('files');
+  const bullet = (item: string): string => `- ${cut(item.replace(/\s+/g, ' '), 300)}`;
+  const read = cappedLines(input.files.read, Math.floor(fileBudget / 2), bullet, false, 'file');
+  const modified = cappedLines(input.files.modified, Math.ceil(fileBudget / 2), bullet, false, 'file');
+  const last = input.lastUserRequest?.trim()
+    ? input.requestCarried
+      ? '(sent verbatim right after this summary: the summarized part ends inside its turn)'
+      : cut(input.lastUserRequest.trim(), share('lastRequest'))
+    : '(none)';
+  const sections = [`${APPENDIX_HEADING}\n### Read\n${read}\n### Modified\n${modified}`, `## Last user request\n${last}`];
+  const earlier = (input.earlierRequests ?? []).map((request) => request.trim()).filter((request) => request !== '');
+  if (earlier.length > 0) {
+    // Numbered in the order made, oldest first; multi-line requests stay intact, long ones are cut.
+    const numbered = (request: string, index: number): string => `${index + 1}. ${cut(request, REQUEST_VERBATIM_CHARS)}`;
+    sections.push(`## Earlier user requests\n${cappedLines(earlier, share('earlierRequests'), numbered, true, 'request')}`);
+  }
+  if (input.pinned.length > 0) sections.push(`## Pinned messages\n${cappedLines(input.pinned, share('pinned'), bullet, false, 'pinned message')}`);
   return sections.join('\n\n');
 }
 

@@ -7,6 +7,8 @@ export interface ValidationLimits {
   countTokens: (text: string) => number;
   /** Fewest characters a real summary has. */
   minChars?: number;
+  /** Most tokens the code-written appendix may have (it is capped to this when built). */
+  maxAppendixTokens?: number;
 }
 
 const MIN_CHARS = 200;
@@ -48,5 +50,9 @@ export function validateSummary(text: string, limits: ValidationLimits): string[
   const modelPart = at >= 0 ? text.slice(0, at) : text;
   const problems = validateModelSummary(modelPart, limits);
   if (at < 0) problems.push(`missing the file ledger ("${APPENDIX_HEADING}")`);
+  if (at >= 0 && limits.maxAppendixTokens !== undefined) {
+    const tokens = limits.countTokens(text.slice(at));
+    if (tokens > limits.maxAppendixTokens) problems.push(`the recorded appendix is ${tokens} tokens; it may take at most ${limits.maxAppendixTokens}`);
+  }
   return problems;
 }

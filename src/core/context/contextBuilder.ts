@@ -88,20 +88,33 @@ export function openRequest(path: readonly SessionEntry[]): UserEntry | undefine
 }
 
 /**
- * The open request when a compaction summarized it (the cut fell inside its turn): the message buildContext
- * carries after the summary. Walks back only over the open turn and the entries after the latest
- * compaction, so the counters can ask on every turn.
+ * The request of the turn the latest compaction cut into (its first kept entry is not the person's
+ * message): the message buildContext carries verbatim after the summary for as long as that compaction is
+ * the latest, so the model always sees what it was asked in that turn, and the summary's appendix only
+ * names it (sent once). Undefined when the cut fell at a turn start or nothing was compacted.
  */
 export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undefined {
-  let compaction: CompactionEntry | undefined;
-  let firstKeptSeen = false;
+  let at = -1;
   for (let index = path.length - 1; index >= 0; index--) {
+    if (path[index]?.type === 'compaction') {
+      at = index;
+      break;
+    }
+  }
+  const compaction = at >= 0 ? (path[at] as CompactionEntry) : undefined;
+  if (!compaction || compaction.firstKeptEntryId === null) return undefined;
+  let firstKept = -1;
+  for (let index = at - 1; index >= 0; index--) {
+    if (path[index]?.id === compaction.firstKeptEntryId) {
+      firstKept = index;
+      break;
+    }
+  }
+  const first = path[firstKept];
+  if (!first || (first.type === 'user' && !first.synthetic)) return undefined;
+  for (let index = firstKept - 1; index >= 0; index--) {
     const entry = path[index];
-    if (!entry) continue;
-    if (compaction && entry.id === compaction.firstKeptEntryId) firstKeptSeen = true;
-    if (entry.type === 'compaction' && !compaction) compaction = entry;
-    else if (entry.type === 'assistant' && entry.toolCalls.length === 0) return undefined;
-    else if (entry.type === 'user' && !entry.synthetic) return compaction && (firstKeptSeen || compaction.firstKeptEntryId === null) && entry.id !== compaction.firstKeptEntryId ? entry : undefined;
+    if (entry?.type === 'user' && !entry.synthetic) return entry;
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 // Turns a compaction proposal into the review panel's view: the summary, what it replaces and what is kept.
-import type { CompactionProposal, EntrySize } from '../agent/compactionRunner';
+import type { CompactionProposal, EntrySize } from '../compaction/compaction';
 import { pinnedEntryIds } from '../context/contextMarkers';
 import { latestCompaction } from './budgetView';
 import { toEntryView } from './historyView';

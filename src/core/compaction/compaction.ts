@@ -1,16 +1,15 @@
-// Proposes a compaction (cut plan + summary) and applies it as a CompactionEntry; shared by the loop, /compact and the UI.
+// Compaction in one place: plan the cut, summarize, propose (with the measured context after), apply; shared by the loop, /compact and the UI.
+import type { AgentLog } from '../agent/agentLog';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { compactAtTokens } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
-import { planCompaction } from '../compaction/cutPlan';
-import type { SummarizeResult } from '../compaction/summarizer';
-import { summaryMessageText } from '../context/contextBuilder';
-import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
+import { buildContext } from '../context/contextBuilder';
+import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import type { TokenCounter } from '../tokens/tokenCounter';
-import { estimateTokens } from '../tokens/tokenCounter';
-import type { AgentLog } from './agentLog';
+import { newEntryId } from '../session/newEntry';
+import { planCompaction } from './cutPlan';
+import type { SummarizeResult } from './summarizer';
 
 /**
  * What the summarizer is given: the entries to replace. What the previous compaction said (its summary,
@@ -38,22 +37,75 @@ export interface EntrySize {
   tokens: number;
 }
 
-/** Every token figure is in the endpoint's units, as the meter measured them. */
+/**
+ * Every token figure is in the endpoint's units, as the meter measures them. "After" is never added up by
+ * hand: it is the meter's measure of the context that would be sent once the summary is in place (system
+ * prompt, tools, summary with its appendix, pinned exchanges, the carried request, the kept turns).
+ */
 export interface CompactionProposal extends SummarizeResult {
   firstKeptEntryId: string | null;
   summarized: EntrySize[];
+  /** Every message the context keeps after applying (pins and the carried request included), in order. */
   kept: EntrySize[];
   tokensBefore: number;
-  /** Estimated context after applying (fixed prompt + summary message + kept entries). */
+  /** The measured context after applying this summary (see measureAfter). */
   tokensAfter: number;
-  /** System prompt and tool definitions: part of every call. */
+  /** System prompt, instruction files and tool definitions: part of every call. */
   fixedTokens: number;
+  /** Pinned, carried and kept messages after applying. */
   keptTokens: number;
-  /** The meter's content ratio when proposed, so applying counts the (maybe edited) summary in the same units. */
-  contentRatio: number;
   /** The leaf the proposal was made on; applying refuses when the session moved on since. */
   leafId: string | null;
   instructions?: string;
+}
+
+/** The compaction a proposal would append: what the context after is measured with. */
+export interface CompactionDraft {
+  summary: string;
+  turnPrefixSummary?: string;
+  firstKeptEntryId: string | null;
+  files: FileLedger;
+}
+
+/**
+ * The meter's measure of the context as it would be sent after appending `draft` to `path`: the same
+ * builder and counter that measure every call, on the path with the compaction in place (never written).
+ */
+export function measureAfter(path: readonly SessionEntry[], draft: CompactionDraft, deps: CountingDeps): MeasuredContext {
+  const leaf = path.at(-1);
+  const entry: CompactionEntry = {
+    type: 'compaction',
+    id: `draft-${newEntryId()}`,
+    parentId: leaf?.id ?? null,
+    timestamp: new Date().toISOString(),
+    summary: draft.summary,
+    firstKeptEntryId: draft.firstKeptEntryId,
+    ...(draft.turnPrefixSummary !== undefined ? { turnPrefixSummary: draft.turnPrefixSummary } : {}),
+    tokensBefore: 0,
+    tokensAfter: 0,
+    files: draft.files,
+    edited: false,
+    auto: false,
+  };
+  return measureContext([...path, entry], deps);
+}
+
+/** The messages a measured context sends, with their sizes (what the review lists as kept). */
+function sentSizes(measured: MeasuredContext): EntrySize[] {
+  const byId = new Map(measured.path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
+  const seen = new Set<string>();
+  return buildContext(measured.path).items.flatMap((item) => {
+    const entry = item.entryId === undefined ? undefined : byId.get(item.entryId);
+    if (!entry || seen.has(entry.id)) return [];
+    seen.add(entry.id);
+    const tokens = (item.pruned ? measured.costs.pruned : measured.costs.full).get(entry.id) ?? 0;
+    return [{ id: entry.id, type: entry.type, tokens }];
+  });
+}
+
+function fixedOf(measured: MeasuredContext): number {
+  const { breakdown } = measured.budget;
+  return breakdown.system + breakdown.instructions + breakdown.tools;
 }
 
 export interface ProposeOptions extends CountingDeps {
@@ -93,17 +145,19 @@ export async function proposeCompaction(log: AgentLog, options: ProposeOptions):
   const path = log.path();
   const measured = measureContext(path, options);
   const { budget, thresholds } = measured;
-  const fixedTokens = budget.breakdown.system + budget.breakdown.instructions + budget.breakdown.tools;
   const plan = planCompaction(path, measured.costs, {
     keepRecentTokens: thresholds.keepRecent,
     // With a trigger percent set, the plan aims below the trigger, so the next turn does not compact again.
     usable: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),
-    fixedTokens,
+    fixedTokens: fixedOf(measured),
     currentSummaryTokens: budget.breakdown.summary,
     summaryRoom: thresholds.summaryTokens,
   });
   const over = budget.used > budget.usable;
-  if (over && (!plan || plan.minimumAfter > budget.usable)) throw new NoRoomError(explainNoRoom(measured, plan?.minimumAfter));
+  if (over) {
+    const minimum = plan ? minimumAfter(path, plan.lastCutEntryId, options) : undefined;
+    if (minimum === undefined || minimum > budget.usable) throw new NoRoomError(explainNoRoom(measured, minimum));
+  }
   if (!plan || (!plan.needed && !over && !options.force)) return null;
   if (plan.summarizeEntryIds.length + plan.turnPrefixEntryIds.length === 0) return null;
   const byId = new Map(path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
@@ -115,35 +169,29 @@ export async function proposeCompaction(log: AgentLog, options: ProposeOptions):
     maxSummaryTokens: thresholds.summaryTokens,
     signal: options.signal,
   });
-  const keptIds = plan.firstKeptEntryId === null ? [] : contextIdsFrom(path, plan.firstKeptEntryId);
-  const contentRatio = options.calibration?.contentRatio ?? 1;
-  const summaryTokens = countSummary(result.summary, result.turnPrefixSummary, contentRatio, options.counter);
+  const after = measureAfter(path, { ...result, firstKeptEntryId: plan.firstKeptEntryId }, options);
   return {
     ...result,
     firstKeptEntryId: plan.firstKeptEntryId,
     summarized: sizes([...plan.summarizeEntryIds, ...plan.turnPrefixEntryIds], byId, measured),
-    kept: sizes(keptIds, byId, measured),
+    kept: sentSizes(after),
     tokensBefore: budget.used,
-    tokensAfter: fixedTokens + summaryTokens + plan.tokensKept,
-    fixedTokens,
-    keptTokens: plan.tokensKept,
-    contentRatio,
+    tokensAfter: after.budget.used,
+    fixedTokens: fixedOf(after),
+    keptTokens: after.budget.breakdown.messages + after.budget.breakdown.toolResults,
     leafId: log.leafId,
     instructions: options.instructions,
   };
 }
 
-function contextIdsFrom(path: readonly SessionEntry[], firstKeptEntryId: string): string[] {
-  const start = path.findIndex((entry) => entry.id === firstKeptEntryId);
-  return start < 0 ? [] : path.slice(start).filter(isMessageEntry).map((entry) => entry.id);
-}
-
-/** Tokens of the user message that carries the summary, in the endpoint's units (estimated without a counter). */
-function countSummary(summary: string, turnPrefixSummary: string | undefined, contentRatio: number, counter?: TokenCounter): number {
-  const probe = { type: 'compaction', summary, turnPrefixSummary } as CompactionEntry;
-  const text = summaryMessageText(probe);
-  const raw = counter ? counter.countMessage({ role: 'user', content: text }) : estimateTokens(text) + 4;
-  return Math.round(raw * contentRatio);
+/**
+ * The smallest context any compaction could leave, measured: the latest possible cut with an empty summary
+ * (pins and the carried request included), plus the room a summary needs. Undefined when nothing can be cut.
+ */
+export function minimumAfter(path: readonly SessionEntry[], lastCutEntryId: string | null, deps: CountingDeps): number | undefined {
+  if (lastCutEntryId === null) return undefined;
+  const measured = measureAfter(path, { summary: '', firstKeptEntryId: lastCutEntryId, files: { read: [], modified: [] } }, deps);
+  return measured.budget.used + measured.thresholds.summaryTokens;
 }
 
 export interface ApplyOptions {
@@ -152,7 +200,8 @@ export interface ApplyOptions {
   auto: boolean;
   instructions?: string;
   model?: string;
-  counter?: TokenCounter;
+  /** How the (maybe edited) summary is measured: the entry records the measured context after it. */
+  deps: CountingDeps;
 }
 
 /**
@@ -170,14 +219,15 @@ function onlyMarkedSince(log: AgentLog, leafId: string | null): boolean {
 export async function applyCompaction(log: AgentLog, proposal: CompactionProposal, options: ApplyOptions): Promise<CompactionEntry> {
   if (!onlyMarkedSince(log, proposal.leafId)) throw new Error('The session changed since this compaction was proposed; propose it again.');
   if (options.summary.trim() === '') throw new Error('The compaction summary is empty; nothing was applied.');
-  const summaryTokens = countSummary(options.summary, proposal.turnPrefixSummary, proposal.contentRatio, options.counter);
+  const draft: CompactionDraft = { summary: options.summary, firstKeptEntryId: proposal.firstKeptEntryId, files: proposal.files, ...(proposal.turnPrefixSummary !== undefined ? { turnPrefixSummary: proposal.turnPrefixSummary } : {}) };
+  const tokensAfter = options.summary === proposal.summary ? proposal.tokensAfter : measureAfter(log.path(), draft, options.deps).budget.used;
   const entry = await log.append({
     type: 'compaction',
     summary: options.summary,
     firstKeptEntryId: proposal.firstKeptEntryId,
     ...(proposal.turnPrefixSummary !== undefined ? { turnPrefixSummary: proposal.turnPrefixSummary } : {}),
     tokensBefore: proposal.tokensBefore,
-    tokensAfter: proposal.fixedTokens + summaryTokens + proposal.keptTokens,
+    tokensAfter,
     files: proposal.files,
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     edited: options.edited,
