@@ -1,6 +1,6 @@
 // The budget section: a stacked bar of the context window with a legend, numbers and accuracy badges.
 
-import { budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowLabel } from '../src/shared/budgetFormat';
+import { autoCompactionLabel, budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowLabel } from '../src/shared/budgetFormat';
 import type { BudgetView } from '../src/shared/panelViewModels';
 import { badge, h } from './panelDom';
 
@@ -85,7 +85,7 @@ export function renderBudget(view: BudgetView | undefined): HTMLElement {
       h('dt', {}, 'Model'), h('dd', {}, view.model || 'none'),
       h('dt', {}, 'Window'), h('dd', {}, windowLabel(view)),
       h('dt', {}, 'Counts'), h('dd', {}, budgetAccuracyLabel(view)),
-      h('dt', {}, 'Auto-compaction'), h('dd', {}, view.autoCompaction ? 'on' : 'off'),
+      h('dt', {}, 'Auto-compaction'), h('dd', {}, autoCompactionLabel(view)),
       h('dt', {}, 'Last compaction'), h('dd', {}, lastCompactionLabel(view)),
     ),
   );

@@ -98,7 +98,7 @@ export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date()):
     '',
     `Model: ${view.model ? escapeMarkdownCell(view.model) : 'none'}  `,
     `Window: ${windowLabel(view)}, usable ${formatTokens(view.usable)}  `,
-    `Auto-compaction: ${view.autoCompaction ? 'on' : 'off'}  `,
+    `Auto-compaction: ${autoCompactionLabel(view)}  `,
     `Last compaction: ${lastCompactionLabel(view, now)}`,
   ];
   return lines.join('\n');
@@ -135,11 +135,17 @@ export function formatCount(value: number, locale = 'en-US'): string {
   return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(value);
 }
 
+/** On, off, or paused on a branch restored before a compaction (with the way to end the pause). */
+export function autoCompactionLabel(view: Pick<BudgetView, 'autoCompaction' | 'autoCompactionPaused'>): string {
+  if (!view.autoCompaction) return 'off';
+  return view.autoCompactionPaused ? 'paused on this restored branch until you compact or run "Resume Automatic Compaction"' : 'on';
+}
+
 /** What a screen reader announces for the status bar item. */
 export function budgetAccessibilityLabel(view: BudgetView): string {
   if (!view.windowKnown) return `Context budget: ${formatTokens(view.used)} tokens used, the model's window is unknown, ${budgetAccuracyLabel(view)}.`;
   return (
     `Context budget: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} tokens, ` +
-    `${budgetAccuracyLabel(view)}. Auto-compaction ${view.autoCompaction ? 'on' : 'off'}.`
+    `${budgetAccuracyLabel(view)}. Auto-compaction ${autoCompactionLabel(view)}.`
   );
 }

@@ -38,6 +38,8 @@ export interface BudgetView {
   /** Why the endpoint's last usage report was not believed (e.g. a server that truncated the prompt). */
   reportNote?: string;
   autoCompaction: boolean;
+  /** This branch was restored before a compaction: nothing is compacted without asking until the person compacts or resumes. */
+  autoCompactionPaused?: boolean;
   /** `when` is an ISO timestamp. */
   lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };
 }

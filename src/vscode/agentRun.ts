@@ -104,6 +104,7 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
     case 'error':
       renderModelError(stream, event.message, event.error);
       if (event.restoredOverBudget) {
+        stream.button({ command: 'compactionAgent.resumeAutoCompaction', title: 'Resume Automatic Compaction' });
         stream.button({ command: 'compactionAgent.pruneNow', title: 'Prune Now' });
         stream.button({ command: 'compactionAgent.compactNow', title: 'Compact Now' });
         stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });

@@ -17,6 +17,7 @@ import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
 import { describeCompaction } from '../core/views/compactionDescription';
+import { awaitingCompactionConsent, RESUME_LABEL } from '../core/compaction/compactionUndo';
 import { entryTitle } from '../core/views/historyView';
 
 export interface CommandDeps {
@@ -34,6 +35,7 @@ export const COMMAND_IDS = [
   'compactionAgent.showBudget',
   'compactionAgent.restorePreCompactionBranch',
   'compactionAgent.restoreCheckpoint',
+  'compactionAgent.resumeAutoCompaction',
   'compactionAgent.showReasoning',
   'compactionAgent.attachImage',
   'compactionAgent.chooseSummaryModel',
@@ -143,6 +145,17 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       if (!message) return;
       deps.review.say('info', message);
       void vscode.window.showInformationMessage(message);
+    },
+    'compactionAgent.resumeAutoCompaction': async () => {
+      const session = await requireSession(deps);
+      if (!session) return;
+      if (!awaitingCompactionConsent(session.log.path())) {
+        void vscode.window.showInformationMessage('Automatic compaction is not paused on this branch.');
+        return;
+      }
+      await session.log.append({ type: 'label', targetId: session.log.leafId ?? session.id, label: RESUME_LABEL });
+      session.noteForChat('Automatic compaction is on again for this branch.');
+      void vscode.window.showInformationMessage('Automatic compaction is on again for this branch: it compacts when the context nears its limit.');
     },
     'compactionAgent.showReasoning': (text) => showReasoning(text),
     'compactionAgent.attachImage': (uris) => attachImages(deps.pendingImages, uris),

@@ -33,6 +33,7 @@ export class SessionStore implements vscode.Disposable {
   /** Sessions of this workspace, most recently used first. */
   async list(): Promise<SessionRecord[]> {
     await this.ensureLoaded();
+    await this.index.refresh();
     return this.index.list();
   }
 

@@ -101,6 +101,10 @@ interface LoopState {
   deps: CountingDeps;
   steps: number;
   overflowRecoveries: number;
+  /** Most output tokens the next call may ask for, after the server refused a prompt + reply that did not fit. */
+  outputCeiling?: number;
+  /** A compaction was made in this request because the server refused a prompt. */
+  compactedForOverflow?: boolean;
   /** Every call this request made (name and arguments): a repeated one is no progress. */
   calls: Set<string>;
 }
@@ -120,15 +124,20 @@ function autoOffMessage(used: number, usable: number): string {
   return `The context is full (${used.toLocaleString('en-US')} of ${usable.toLocaleString('en-US')} usable tokens) and automatic compaction is off (compactionAgent.compaction.auto). Run /compact or /prune, or turn automatic compaction on.`;
 }
 
+/** After a refusal: retry (room was made or only the reply room was wrong), the compaction said why it could not help, or nothing could be compacted. */
+type Recovery = 'retry' | 'reported' | 'nothing';
+
 /**
  * A refused prompt teaches what the meter lacked: the server's own count of this very prompt and its
  * window, when the error names them. When the server's count of the prompt is below its window, only the
- * room asked for the reply was wrong and the call is simply retried, else the context is compacted.
- * Returns true when the call should be retried.
+ * room asked for the reply was wrong and the call is retried with less (never the same amount again);
+ * else the context is compacted.
  */
-async function* recoverFromOverflow(options: AgentOptions, state: LoopState, error: ModelError, measured: MeasuredContext): AsyncGenerator<AgentEvent, boolean> {
+async function* recoverFromOverflow(options: AgentOptions, state: LoopState, error: ModelError, measured: MeasuredContext): AsyncGenerator<AgentEvent, Recovery> {
   if (error.promptTokens !== undefined) options.calibration?.observe({ reported: error.promptTokens, ...measured.raw }, error.contextWindow);
   const requested = requestOutputTokens(measured, state.deps);
+  // The retry asks for less reply room than the refused call, whatever the meter now thinks.
+  state.outputCeiling = Math.max(MIN_RETRY_OUTPUT, Math.min(requested - 1, error.promptTokens !== undefined && error.contextWindow !== undefined ? error.contextWindow - error.promptTokens - 16 : requested - 1));
   // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
   const window = error.contextWindow ?? measured.budget.used + requested;
   if (window < state.deps.contextWindow) {
@@ -139,8 +148,22 @@ async function* recoverFromOverflow(options: AgentOptions, state: LoopState, err
   // The server's count of this prompt is the truth: only when it says the prompt itself fit was the reply room the problem.
   const promptFit = error.promptTokens !== undefined && error.contextWindow !== undefined && error.promptTokens < error.contextWindow;
   const again = measureContext(options.log.path(), state.deps);
-  if (promptFit && again.budget.used <= again.budget.usable) return true;
-  return (yield* autoCompact(state.gate, 'overflow')) === 'compacted';
+  if (promptFit && again.budget.used <= again.budget.usable) return 'retry';
+  const outcome = yield* autoCompact(state.gate, 'overflow');
+  if (outcome === 'compacted') {
+    state.compactedForOverflow = true;
+    return 'retry';
+  }
+  return outcome === 'failed' ? 'reported' : 'nothing';
+}
+
+/** Fewest output tokens a retry after a refusal asks for. */
+const MIN_RETRY_OUTPUT = 64;
+
+/** What the chat says when the server refused the prompt as too long and recovery could not help; one clear thing. */
+function overflowMessage(state: LoopState, error: ModelError): string {
+  if (state.compactedForOverflow) return `The conversation is too long for the model's context window even after compacting (${error.message}). Try /compact with instructions to keep less, or a model with a larger window.`;
+  return `The model's server refused the prompt as too long for its context window (${error.message}), and nothing older could be compacted. Prune old tool outputs (/prune), start a new session (/new), or use a model with a larger window.`;
 }
 
 /** A call that did not complete: record what streamed, then retry once after compacting on overflow, or stop. */
@@ -161,13 +184,12 @@ async function* handleFailedStep(
   }
   if (error.kind === 'overflow' && state.overflowRecoveries === 0 && !partial) {
     state.overflowRecoveries++;
-    if (yield* recoverFromOverflow(options, state, error, measured)) return 'retry';
+    const recovery = yield* recoverFromOverflow(options, state, error, measured);
+    if (recovery === 'retry') return 'retry';
+    // The compaction already said, in one message, why it could not make room (a restored branch, say).
+    if (recovery === 'reported') return 'error';
   }
-  const message =
-    error.kind === 'overflow'
-      ? `The conversation is too long for the model's context window even after compacting (${error.message}). Try /compact with instructions to keep less, or a model with a larger window.`
-      : error.message;
-  yield { type: 'error', error, message };
+  yield { type: 'error', error, message: error.kind === 'overflow' ? overflowMessage(state, error) : error.message };
   return 'error';
 }
 
@@ -186,6 +208,7 @@ async function* recordReply(options: AgentOptions, state: LoopState, done: DoneE
   })) as AssistantEntry;
   state.steps++;
   state.overflowRecoveries = 0;
+  state.outputCeiling = undefined;
   yield { type: 'message', entry };
   yield { type: 'usage', ...(done.usage ? { usage: done.usage } : {}), budget: measureContext(options.log.path(), state.deps).budget };
   return entry;
@@ -216,7 +239,7 @@ async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<Ag
   }
   const built = buildContext(measured.path, { systemPrompt: state.deps.systemPrompt, systemRole: state.deps.systemRole }).messages;
   const messages = await withImageData(built, options.log.blobs);
-  const maxOutputTokens = requestOutputTokens(measured, state.deps);
+  const maxOutputTokens = Math.min(requestOutputTokens(measured, state.deps), state.outputCeiling ?? Number.POSITIVE_INFINITY);
   const outcome = yield* modelStep(options.model, { messages, tools: [...state.deps.tools], maxOutputTokens }, options.signal);
   if (outcome.kind !== 'done') {
     const result = yield* handleFailedStep(options, state, outcome, measured);

@@ -62,7 +62,7 @@ function restoredOverBudget(measured: MeasuredContext): AgentEvent {
   return {
     type: 'error',
     restoredOverBudget: true,
-    message: `This branch was restored from before a compaction and holds ${used} of ${usable} usable tokens, more than fits. Nothing was compacted without asking. Choose: prune old tool outputs, pin what matters and /compact with instructions, switch to a model with a larger window, or /compact to keep going with a fresh summary.`,
+    message: `This branch was restored from before a compaction and holds ${used} of ${usable} usable tokens, more than fits, so nothing was sent. Automatic compaction is paused here until you decide: Resume Automatic Compaction, prune old tool outputs, /compact (with instructions if you like), or switch to a model with a larger window.`,
   };
 }
 

@@ -38,8 +38,16 @@ function parseIndex(text: string): SessionRecord[] | undefined {
   }
 }
 
+/**
+ * Two VS Code windows may share one storage folder (two windows with no folder open use the global storage),
+ * each with its own copy of the index. A write therefore merges with what is on disk first: records the other
+ * window added are kept, the newer of two copies of a record wins, a record is dropped only when this window
+ * removed it or its log file is gone, and a log file no record names is listed again (the files are the truth).
+ */
 export class SessionIndexStore {
   private records = new Map<string, SessionRecord>();
+  /** Ids this window removed: another window's copy must not bring them back. */
+  private readonly removed = new Set<string>();
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -91,23 +99,59 @@ export class SessionIndexStore {
 
   remove(id: string): Promise<void> {
     this.records.delete(id);
+    this.removed.add(id);
     return this.save();
   }
 
-  /** Writes are serialized so an older snapshot never overwrites a newer one. */
+  /** Takes in what other windows wrote since (their new sessions, newer titles and times, their deletions). */
+  refresh(): Promise<void> {
+    const run = this.chain.then(() => this.mergeDisk());
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes are serialized so an older snapshot never overwrites a newer one, and merged with the disk's first. */
   private save(): Promise<void> {
     const run = this.chain.then(async () => {
       await this.io.mkdirp(this.dir);
+      await this.mergeDisk();
       await this.io.writeFileAtomic(this.indexFile, `${JSON.stringify({ version: 1, sessions: this.list() }, null, 2)}\n`);
     });
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async scan(warnings: string[]): Promise<SessionRecord[]> {
+  private async mergeDisk(): Promise<void> {
+    let onDisk: SessionRecord[] | undefined;
+    try {
+      onDisk = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+    for (const record of onDisk ?? []) {
+      if (this.removed.has(record.id)) continue;
+      const mine = this.records.get(record.id);
+      if (!mine || record.updatedAt > mine.updatedAt) this.records.set(record.id, record);
+    }
+    let names: Set<string>;
+    try {
+      names = new Set(await this.io.readdir(this.dir));
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    for (const [id, record] of this.records) if (!names.has(record.file)) this.records.delete(id);
+    const listed = new Set([...this.records.values()].map((record) => record.file));
+    const unlisted = [...names].filter((name) => !listed.has(name));
+    for (const record of await this.scan([], unlisted)) {
+      if (!this.removed.has(record.id) && !this.records.has(record.id)) this.records.set(record.id, record);
+    }
+  }
+
+  private async scan(warnings: string[], only?: readonly string[]): Promise<SessionRecord[]> {
     let names: string[];
     try {
-      names = await this.io.readdir(this.dir);
+      names = only ? [...only] : await this.io.readdir(this.dir);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return [];
       throw error;

@@ -3,6 +3,7 @@ import type { Budget } from '../budget/budget';
 import type { ContextWindowSource } from '../budget/contextWindow';
 import type { CompactionEntry, SessionEntry } from '../session/entries';
 import type { BudgetView } from '../../shared/panelViewModels';
+import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 
 export interface BudgetViewInput {
   budget: Budget;
@@ -63,6 +64,7 @@ export function toBudgetView(input: BudgetViewInput): BudgetView {
     windowKnown: budget.windowKnown,
     ...(budget.reportNote ? { reportNote: budget.reportNote } : {}),
     autoCompaction: input.autoCompaction,
+    ...(awaitingCompactionConsent(input.path) ? { autoCompactionPaused: true } : {}),
     ...(compaction
       ? { lastCompaction: { when: compaction.timestamp, tokensBefore: compaction.tokensBefore, tokensAfter: compaction.tokensAfter } }
       : {}),
