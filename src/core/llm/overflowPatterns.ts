@@ -1,4 +1,5 @@
 // Recognizes "the prompt does not fit the context window" in each server's error shape, and silent overflow in usage.
+import { boundedWindow } from '../budget/contextWindow';
 
 export interface OverflowPattern {
   provider: string;
@@ -32,17 +33,20 @@ export function matchOverflow(text: string): OverflowPattern | undefined {
   return OVERFLOW_PATTERNS.find((row) => row.pattern.test(text));
 }
 
-/** The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096). */
+/**
+ * The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096),
+ * only when within the settings' bounds ("maximum context length is 10 tokens" is garbage, not a window).
+ */
 export function contextWindowFromError(text: string, body?: unknown): number | undefined {
   if (typeof body === 'object' && body !== null) {
-    const nCtx = (body as Record<string, unknown>)['n_ctx'];
-    if (typeof nCtx === 'number' && nCtx > 0) return nCtx;
+    const nCtx = boundedWindow((body as Record<string, unknown>)['n_ctx']);
+    if (nCtx !== undefined) return nCtx;
   }
   const match =
-    /maximum context length is (\d+)/i.exec(text) ??
-    /context length of (?:only )?(\d+)/i.exec(text) ??
-    /\bn_ctx\b\D{0,5}(\d+)/i.exec(text);
-  return match?.[1] ? Number(match[1]) : undefined;
+    /maximum context length is (\d{1,12})/i.exec(text) ??
+    /context length of (?:only )?(\d{1,12})/i.exec(text) ??
+    /\bn_ctx\b\D{0,5}(\d{1,12})/i.exec(text);
+  return match?.[1] ? boundedWindow(Number(match[1])) : undefined;
 }
 
 /**
