@@ -1,6 +1,6 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
-import { resolveContextWindow, windowIsKnown, type ContextWindowInputs, type ResolvedWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow, windowIsKnown, type ResolvedWindow } from '../core/budget/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
 import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../core/settings/summaryModelRef';
 import { thresholdsFor } from '../core/budget/thresholds';
@@ -10,7 +10,7 @@ import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import { LanguageModelStream } from './languageModelStream';
-import type { LearnedHow, WindowMemory } from './windowMemory';
+import { resolveWindowWithMemory, type LearnedHow } from './windowMemory';
 
 export interface BoundModel {
   choice: ModelChoice;
@@ -36,24 +36,12 @@ export interface ModelRef {
   id: string;
 }
 
-/**
- * Resolves the window from everything known and keeps the learned memory honest: a learned window the
- * server now reports more than is forgotten; what the server reports now is kept with a newly learned one.
- */
-function resolveWithMemory(memory: WindowMemory, endpointKey: string, model: string, inputs: ContextWindowInputs): { window: ResolvedWindow; remember: BoundModel['rememberWindow'] } {
-  const window = resolveContextWindow(inputs);
-  if (window.replacedLearned) void memory.forget({ endpoint: endpointKey, model });
-  const reported = resolveContextWindow({ ...inputs, setting: null, learned: null });
-  const serverSaid = windowIsKnown(reported.source) ? reported.tokens : undefined;
-  return { window, remember: (tokens, how = 'overflow') => void memory.remember(endpointKey, model, tokens, how, serverSaid) };
-}
-
 export async function bindModel(model: vscode.LanguageModelChat, endpoint: EndpointConnection, configuration: Configuration): Promise<BoundModel> {
   const settings = configuration.settings;
   if (model.vendor === VENDOR) {
     const listed = (await endpoint.listModels()).find((info) => info.id === model.id) ?? { id: model.id };
     const inputs = { setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) };
-    const { window, remember } = resolveWithMemory(endpoint.windows, endpoint.windowKey, model.id, inputs);
+    const { window, remember } = resolveWindowWithMemory(endpoint.windows, endpoint.windowKey, model.id, inputs);
     const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
@@ -71,7 +59,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   // VS Code reports the input limit; the whole window is that plus the reply reserve, so the usable part is the limit.
   const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
   const vendorKey = `vscode-lm:${model.vendor}`;
-  const { window, remember } = resolveWithMemory(endpoint.windows, vendorKey, model.id, {
+  const { window, remember } = resolveWindowWithMemory(endpoint.windows, vendorKey, model.id, {
     setting: windowSettingFor(settings, model.id),
     learned: endpoint.windows.fact(vendorKey, model.id) ?? null,
     modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,

@@ -1,6 +1,6 @@
 // Remembers, per endpoint and model and across sessions, a context window learned from an overflow error or a truncated prompt.
 import type * as vscode from 'vscode';
-import { boundedWindow, type LearnedFact } from '../core/budget/contextWindow';
+import { boundedWindow, resolveContextWindow, windowIsKnown, type ContextWindowInputs, type LearnedFact, type ResolvedWindow } from '../core/budget/contextWindow';
 
 const KEY = 'compactionAgent.learnedWindows';
 /** Oldest entries are dropped beyond this many endpoint+model pairs. */
@@ -126,4 +126,22 @@ export class WindowMemory {
     const newest = Object.entries(entries).sort((a, b) => b[1].at - a[1].at).slice(0, MAX_ENTRIES);
     await Promise.resolve(this.memento.update(KEY, Object.fromEntries(newest))).catch(() => undefined);
   }
+}
+
+/** The resolved window and how to remember a window learned for it. */
+export interface WindowWithMemory {
+  window: ResolvedWindow;
+  remember: (tokens: number, how?: LearnedHow) => void;
+}
+
+/**
+ * Resolves the window from everything known and keeps the memory honest: a learned window the server now
+ * reports more than is forgotten; a newly learned one is kept with what the server reports now.
+ */
+export function resolveWindowWithMemory(memory: WindowMemory, endpointKey: string, model: string, inputs: ContextWindowInputs): WindowWithMemory {
+  const window = resolveContextWindow(inputs);
+  if (window.replacedLearned) void memory.forget({ endpoint: endpointKey, model });
+  const reported = resolveContextWindow({ ...inputs, setting: null, learned: null });
+  const serverSaid = windowIsKnown(reported.source) ? reported.tokens : undefined;
+  return { window, remember: (tokens, how = 'overflow') => void memory.remember(endpointKey, model, tokens, how, serverSaid) };
 }
