@@ -28,8 +28,9 @@ describe('parseModelList', () => {
     expect(models).toEqual([
       { id: 'openrouter/model', contextWindow: 200000, maxOutputTokens: 64000 },
       { id: 'vllm-model', contextWindow: 32768 },
-      { id: 'llamacpp-model', contextWindow: 131072 },
-      { id: 'lmstudio-model', contextWindow: 8192 },
+      // The trained or maximum length is not what runs: kept apart, and the server's own API is asked.
+      { id: 'llamacpp-model', trainedWindow: 131072 },
+      { id: 'lmstudio-model', trainedWindow: 8192 },
       { id: 'groq-model', contextWindow: 131072, maxOutputTokens: 8192 },
       { id: 'ollama-model' },
     ]);
