@@ -2,8 +2,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A JSON body, or a raw answer (status, text) for errors and oversized bodies. */
-export type ShapeAnswer = unknown | { status: number; text: string };
+/** A JSON body, or a raw answer ({status, text}) for errors and oversized bodies. */
+export type ShapeAnswer = unknown;
 
 export interface ShapeServer {
   /** The OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1. */
@@ -11,7 +11,7 @@ export interface ShapeServer {
   asked: string[];
   bodies: unknown[];
   /** Replaces what a route answers (the server loaded a model, was restarted with a larger -c...). */
-  set(route: string, answer: ShapeAnswer | undefined): void;
+  set(route: string, answer: ShapeAnswer): void;
   close(): Promise<void>;
 }
 

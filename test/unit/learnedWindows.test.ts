@@ -185,7 +185,7 @@ const fixture = useAgentFixture();
 /** Tokens of a request as the fake server counts it: the same tokenizer as ours (a server whose count agrees). */
 function serverCount(counter: TokenCounter, request: ChatRequest): number {
   const text = request.messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))).join('\n');
-  return counter.countText(text) + counter.countTools(request.tools) + 4 * request.messages.length;
+  return counter.countText(text) + counter.countTools(request.tools ?? []) + 4 * request.messages.length;
 }
 
 /** Ollama at num_ctx 4096: a longer prompt loses its oldest messages and is reported at what was kept. */

@@ -234,8 +234,12 @@ async function readBounded(response: Response, limit: number): Promise<string> {
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`the answer is larger than ${limit} bytes`);
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+  return readStream(response.body, limit);
+}
+
+async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
