@@ -5,7 +5,7 @@ import { runAgent, type WindowEvidence } from '../../src/core/agent/agentLoop';
 import { Calibration, judgeReport } from '../../src/core/budget/calibration';
 import { resolveContextWindow } from '../../src/core/budget/contextWindow';
 import type { ChatRequest } from '../../src/core/llm/modelStream';
-import { contextWindowFromError } from '../../src/core/llm/overflowPatterns';
+import { contextWindowFromError, matchOverflow, overflowFacts } from '../../src/core/llm/overflowPatterns';
 import { discoverWindow, raiseWindowHint, serverFetchJson, serverTruncates } from '../../src/core/llm/windowDiscovery';
 import type { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { LEARNED_WINDOW_LIFETIME_MS, resolveWindowWithMemory, WindowMemory } from '../../src/vscode/windowMemory';
@@ -114,6 +114,14 @@ describe('learned windows', () => {
     expect(windows.get(ENDPOINT, 'other')).toBeUndefined();
     expect(data['compactionAgent.learnedWindows']).toEqual({ [`${ENDPOINT}\u0000${MODEL}`]: { tokens: 10, at: expect.any(Number) as number } });
     expect(resolveContextWindow({ learned: 10, endpointList: 32_768 })).toEqual({ tokens: 32_768, source: 'endpoint' });
+  });
+
+  it("a VS Code model's overflow error teaches its window as our endpoint's does (the text languageModelStream classifies)", () => {
+    // Copilot relays the provider's text, e.g. OpenAI's "This model's maximum context length is 128000 tokens...".
+    const text = "Request Failed: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.";
+    expect(matchOverflow(text)).toBeDefined();
+    expect(overflowFacts(text)).toEqual({ contextWindow: 128_000, promptTokens: 131_072 });
+    expect(overflowFacts("This model's maximum context length is 10 tokens.")).toEqual({});
   });
 
   it('ends: a learned window older than its lifetime, or dated in the future, is not used', async () => {

@@ -63,3 +63,10 @@ export function promptTokensFromError(text: string, body?: unknown): number | un
   const value = match?.[1] ? Number(match[1]) : undefined;
   return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
+
+/** What an overflow error's text (of any model, VS Code's included) says of the window and of the refused prompt. */
+export function overflowFacts(text: string, body?: unknown): { contextWindow?: number; promptTokens?: number } {
+  const contextWindow = contextWindowFromError(text, body);
+  const promptTokens = promptTokensFromError(text, body);
+  return { ...(contextWindow !== undefined ? { contextWindow } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+}
