@@ -29,7 +29,8 @@ function accuracyBadges(view: BudgetView): HTMLElement[] {
   if (view.unknown) out.push(badge('unknown', 'warning', 'Unknown until the next model reply (right after a compaction)'));
   else if (view.estimated) out.push(badge('estimate', 'info', 'No usage report from the endpoint yet'));
   if (view.exact) out.push(badge('exact', 'ok', 'The local tokenizer is exact for this model'));
-  if (!view.windowKnown) out.push(badge('window unknown', 'warning', "No source told us the model's context window; set compactionAgent.context.windowTokens"));
+  if (view.windowUntilLoaded) out.push(badge('unknown until loaded', 'warning', 'The server has not loaded the model: its window is known once it does (the next request loads it)'));
+  else if (!view.windowKnown) out.push(badge('window unknown', 'warning', "No source told us the model's context window; set compactionAgent.context.windowTokens"));
   return out;
 }
 

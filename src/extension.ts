@@ -17,6 +17,7 @@ import { EndpointModelProvider, VENDOR } from './vscode/endpointModelProvider';
 import { OutputLogger } from './vscode/logger';
 import { bindModel, modelForCommands } from './vscode/modelBinding';
 import { WindowMemory } from './vscode/windowMemory';
+import { registerLearnedWindowsCommand } from './vscode/learnedWindowsCommand';
 import { registerPaletteCommands } from './vscode/paletteCommands';
 import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages, terminal }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
     new ContextKeys(sessions, endpoint, keys),
+    registerLearnedWindowsCommand(endpoint.windows),
     // After a window reload VS Code restores the open panel; it follows the most recent session again.
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (restored) => {

@@ -38,6 +38,7 @@ export function formatPercent(percent: number): string {
  */
 export function budgetStatusText(view: BudgetView): string {
   const warning = view.reportNote ? ' $(warning)' : '';
+  if (view.windowUntilLoaded) return `$(pie-chart) ${budgetMark(view)}${formatTokens(view.used)}/? until loaded${warning}`;
   if (!view.windowKnown) return `$(pie-chart) ${budgetMark(view)}${formatTokens(view.used)}/? window${warning}`;
   return `$(pie-chart) ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}${warning}`;
 }
@@ -51,7 +52,8 @@ export function budgetLevel(percent: number, thresholds: BudgetThresholds, windo
 }
 
 /** The window and where it came from, e.g. "131k (from the endpoint's model list)" or "unknown (assuming 128k)". */
-export function windowLabel(view: Pick<BudgetView, 'contextWindow' | 'windowSource' | 'windowKnown'>): string {
+export function windowLabel(view: Pick<BudgetView, 'contextWindow' | 'windowSource' | 'windowKnown' | 'windowUntilLoaded'>): string {
+  if (view.windowUntilLoaded) return `unknown until loaded (${view.windowSource})`;
   if (!view.windowKnown) return `unknown (assuming ${formatTokens(view.contextWindow)}; ${view.windowSource})`;
   return `${formatTokens(view.contextWindow)} (${view.windowSource})`;
 }
@@ -87,7 +89,8 @@ export function escapeMarkdownCell(text: string): string {
 
 /** The status bar tooltip as Markdown (rendered untrusted, without HTML). */
 export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date()): string {
-  const headline = view.windowKnown ? `${budgetMark(view)}${formatPercent(view.percent)} of usable` : `${budgetMark(view)}${formatTokens(view.used)} tokens, window unknown`;
+  const unknownWindow = view.windowUntilLoaded ? 'window unknown until loaded' : 'window unknown';
+  const headline = view.windowKnown ? `${budgetMark(view)}${formatPercent(view.percent)} of usable` : `${budgetMark(view)}${formatTokens(view.used)} tokens, ${unknownWindow}`;
   const lines = [
     `**Context budget** ${headline} (${escapeMarkdownCell(budgetAccuracyLabel(view))})`,
     ...(view.reportNote ? ['', `$(warning) ${escapeMarkdownCell(view.reportNote)}`] : []),
@@ -143,7 +146,7 @@ export function autoCompactionLabel(view: Pick<BudgetView, 'autoCompaction' | 'a
 
 /** What a screen reader announces for the status bar item. */
 export function budgetAccessibilityLabel(view: BudgetView): string {
-  if (!view.windowKnown) return `Context budget: ${formatTokens(view.used)} tokens used, the model's window is unknown, ${budgetAccuracyLabel(view)}.`;
+  if (!view.windowKnown) return `Context budget: ${formatTokens(view.used)} tokens used, the model's window is unknown${view.windowUntilLoaded ? ' until the server loads it' : ''}, ${budgetAccuracyLabel(view)}.`;
   return (
     `Context budget: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} tokens, ` +
     `${budgetAccuracyLabel(view)}. Auto-compaction ${autoCompactionLabel(view)}.`

@@ -35,6 +35,8 @@ export interface BudgetView {
   windowSource: string;
   /** False when no source told us the window: the figures are then shown without a percentage. */
   windowKnown: boolean;
+  /** The server has not loaded the model yet: its window is unknown until it does (only a trained or maximum length is). */
+  windowUntilLoaded?: boolean;
   /** Why the endpoint's last usage report was not believed (e.g. a server that truncated the prompt). */
   reportNote?: string;
   autoCompaction: boolean;

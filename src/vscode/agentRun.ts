@@ -24,6 +24,7 @@ import { readChatAttachments } from './chatAttachments';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import { externalTools } from './externalTools';
+import { windowIsKnown } from '../core/budget/contextWindow';
 import { markdownWithText, noteMarkdown } from './chatMarkdown';
 import { ReasoningView } from './reasoningView';
 import type { BoundModel } from './modelBinding';
@@ -97,6 +98,9 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       break;
     case 'compaction':
       stream.markdown(`\n\n*Compacted the conversation: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens.*\n\n`);
+      break;
+    case 'notice':
+      stream.markdown(markdownWithText('\n\n**Context window:** ', event.message, '\n\n'));
       break;
     case 'retry':
       stream.progress(`Retrying in ${Math.round(event.delayMs / 1000)} s (${event.reason})…`);
@@ -225,7 +229,9 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       workspace,
       settings: configuration.settings,
       contextWindow: bound.choice.contextWindow,
-      windowKnown: bound.choice.windowSource !== 'default',
+      windowKnown: windowIsKnown(bound.choice.windowSource),
+      serverTruncates: bound.serverTruncates,
+      raiseWindowHint: bound.raiseWindowHint,
       counter,
       cache: deps.cache,
       calibration: session.calibrationState,
@@ -235,8 +241,8 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       userText: request.prompt,
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
-      onContextWindowLearned: (tokens) => {
-        bound.rememberWindow(tokens);
+      onContextWindowLearned: (tokens, how) => {
+        bound.rememberWindow(tokens, how);
         // The panel and status bar measure against it too (unless the setting fixes the window).
         if (bound.choice.windowSource !== 'setting') void session.useModel({ id: bound.choice.id, contextWindow: tokens, windowSource: 'learned' });
       },

@@ -6,7 +6,7 @@ import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
 import { measureContext } from '../core/budget/meter';
 import { SessionEngine } from '../core/agent/sessionEngine';
 import type { CompactionProposal } from '../core/compaction/compaction';
-import { DEFAULT_CONTEXT_WINDOW, type ContextWindowSource } from '../core/budget/contextWindow';
+import { DEFAULT_CONTEXT_WINDOW, windowIsKnown, type ContextWindowSource } from '../core/budget/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
 import type { SessionRecord } from '../core/session/sessionIndex';
@@ -119,7 +119,7 @@ export class AgentSession implements vscode.Disposable {
       calibration: this.calibration,
       settings: this.configuration.settings,
       contextWindow: this.model.contextWindow,
-      windowKnown: this.model.windowSource !== 'default',
+      windowKnown: windowIsKnown(this.model.windowSource),
       systemPrompt: this.systemPrompt,
       systemRole: 'system',
       tools: this.tools,

@@ -4,7 +4,7 @@ import type { ContextWindowInputs } from '../core/budget/contextWindow';
 import { detectEndpointFlags } from '../core/llm/endpointFlags';
 import type { ModelInfo } from '../core/llm/modelList';
 import { OpenAiChatClient } from '../core/llm/openaiChatClient';
-import { discoverWindow, serverFetchJson, type DiscoveredWindow } from '../core/llm/windowDiscovery';
+import { discoverWindow, raiseWindowHint, serverFetchJson, serverTruncates, type DiscoveredWindow } from '../core/llm/windowDiscovery';
 import { openAiContextWindow } from '../core/llm/openAiModelWindows';
 import type { EndpointFlavor, Settings } from '../core/settings/settings';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -21,6 +21,14 @@ export interface EndpointCandidate {
 
 /** How long the guided setup waits for a listing: a wrong host should fail while the person is still looking. */
 const PROBE_TIMEOUT_MS = 15_000;
+/** A probe that found the model not loaded is asked again after this long (the next request loads it). */
+const UNTIL_LOADED_RETRY_MS = 5_000;
+
+/** How the server treats a prompt longer than its window, for the agent loop. */
+export interface ServerWindowBehaviour {
+  serverTruncates: boolean;
+  raiseWindowHint: string;
+}
 
 export class EndpointConnection implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -117,30 +125,46 @@ export class EndpointConnection implements vscode.Disposable {
     return this.configuration.settings.endpoint.baseUrl;
   }
 
+  /** Whether the configured server truncates long prompts, and how to raise its window. */
+  get windowBehaviour(): ServerWindowBehaviour {
+    const endpoint = this.configuration.settings.endpoint;
+    const { flavor } = detectEndpointFlags(endpoint.baseUrl, endpoint);
+    return { serverTruncates: serverTruncates(flavor), raiseWindowHint: raiseWindowHint(flavor) };
+  }
+
   /**
    * Everything known of a listed model's window but the setting: a learned one, the listing's, and when the
-   * listing says nothing, the server's own API (probed once per model until the endpoint changes) or
+   * listing does not say what runs, the server's own API (asked once per model until the endpoint changes,
+   * again while the model is not loaded), then the listing's trained length as a labelled fallback, or
    * gpt-tokenizer's data for OpenAI models. `probe: false` skips the server (for long model lists).
    */
   async windowInputs(info: ModelInfo, probe = true): Promise<ContextWindowInputs> {
-    const learned = this.windows.get(this.windowKey, info.id);
+    const learned = this.windows.fact(this.windowKey, info.id) ?? null;
     if (info.contextWindow !== undefined) return { learned, endpointList: info.contextWindow };
     const discovered = probe ? await this.probe(info.id) : undefined;
-    if (discovered) {
-      const detail = discovered.warning ? `${discovered.detail}; ${discovered.warning}` : discovered.detail;
-      return { learned, server: { contextWindow: discovered.tokens, detail } };
+    if (discovered && !discovered.untilLoaded) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail } };
+    if (discovered) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail, untilLoaded: true } };
+    if (info.trainedWindow !== undefined) {
+      return { learned, server: { contextWindow: info.trainedWindow, detail: "the model list's trained length (the server did not say what it runs; unknown until loaded)", untilLoaded: true } };
     }
     const openAi = await openAiContextWindow(info.id);
     return { learned, modelMetadata: openAi === undefined ? null : { contextWindow: openAi, detail: "from gpt-tokenizer's OpenAI model data" } };
   }
 
   private probe(model: string): Promise<DiscoveredWindow | undefined> {
-    let probe = this.probes.get(model);
-    if (!probe) {
-      probe = this.runProbe(model);
-      this.probes.set(model, probe);
-    }
-    return probe;
+    const known = this.probes.get(model);
+    if (known) return known;
+    const answer = this.runProbe(model);
+    this.probes.set(model, answer);
+    // What a server that has not loaded the model says is only good until it loads it (the next request does).
+    void answer.then((found) => {
+      if (!found?.untilLoaded) return;
+      const timer = setTimeout(() => {
+        if (this.probes.get(model) === answer) this.probes.delete(model);
+      }, UNTIL_LOADED_RETRY_MS);
+      timer.unref?.();
+    });
+    return answer;
   }
 
   private async runProbe(model: string): Promise<DiscoveredWindow | undefined> {

@@ -1,6 +1,6 @@
 // A ModelStream over any model VS Code offers (request.model.sendRequest), for models that are not our endpoint's.
 import * as vscode from 'vscode';
-import { matchOverflow } from '../core/llm/overflowPatterns';
+import { matchOverflow, overflowFacts } from '../core/llm/overflowPatterns';
 import type { ChatRequest, ModelError, ModelStream, StreamEvent } from '../core/llm/modelStream';
 import type { ToolCall, Usage } from '../core/session/entries';
 import { toLanguageModelMessages, toLanguageModelTools } from './languageModelMessages';
@@ -8,7 +8,10 @@ import { toLanguageModelMessages, toLanguageModelTools } from './languageModelMe
 function classify(error: unknown, cancelled: boolean): ModelError {
   const message = error instanceof Error ? error.message : String(error);
   if (cancelled) return { kind: 'aborted', message: 'The request was cancelled.', retryable: false };
-  if (matchOverflow(message)) return { kind: 'overflow', message: `The conversation is longer than the model's context window: ${message}`, retryable: false };
+  if (matchOverflow(message)) {
+    // The provider's text often names the window ("maximum context length is 128000 tokens"): that teaches it, as for our endpoint.
+    return { kind: 'overflow', message: `The conversation is longer than the model's context window: ${message}`, retryable: false, ...overflowFacts(message) };
+  }
   if (error instanceof vscode.LanguageModelError) {
     if (error.code === vscode.LanguageModelError.NoPermissions.name) {
       return { kind: 'auth', message: `The model is not available to this extension: ${message}`, retryable: false };

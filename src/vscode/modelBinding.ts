@@ -1,6 +1,6 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
-import { resolveContextWindow, type ResolvedWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow, windowIsKnown, type ResolvedWindow } from '../core/budget/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
 import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../core/settings/summaryModelRef';
 import { thresholdsFor } from '../core/budget/thresholds';
@@ -10,7 +10,7 @@ import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import { LanguageModelStream } from './languageModelStream';
-import type { WindowMemory } from './windowMemory';
+import { resolveWindowWithMemory, type LearnedHow } from './windowMemory';
 
 export interface BoundModel {
   choice: ModelChoice;
@@ -20,8 +20,12 @@ export interface BoundModel {
   summaryWindow: number;
   /** True when the model is our endpoint's (usage is reported, counts calibrate). */
   ours: boolean;
-  /** Remembers a window an overflow error named, for this endpoint and model across sessions. */
-  rememberWindow: (tokens: number) => void;
+  /** Remembers a window an overflow error named or a truncated prompt showed, for this endpoint and model across sessions. */
+  rememberWindow: (tokens: number, how?: LearnedHow) => void;
+  /** The server drops the oldest messages of a prompt longer than its window (Ollama): its usage reports are checked for that. */
+  serverTruncates: boolean;
+  /** How to raise this server's window, said when it truncated a prompt. */
+  raiseWindowHint: string;
   /** Why the configured summary model is not the one used, when it is not. */
   summaryNote?: string;
 }
@@ -36,19 +40,28 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   const settings = configuration.settings;
   if (model.vendor === VENDOR) {
     const listed = (await endpoint.listModels()).find((info) => info.id === model.id) ?? { id: model.id };
-    const window = resolveContextWindow({ setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) });
+    const inputs = { setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) };
+    const { window, remember } = resolveWindowWithMemory(endpoint.windows, endpoint.windowKey, model.id, inputs);
     const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
-    const rememberWindow = remembering(endpoint.windows, endpoint.windowKey, model.id);
-    return { choice, stream, summaryStream: summary.stream, summaryWindow: summary.window, ours: true, rememberWindow, ...(summary.note ? { summaryNote: summary.note } : {}) };
+    return {
+      choice,
+      stream,
+      summaryStream: summary.stream,
+      summaryWindow: summary.window,
+      ours: true,
+      rememberWindow: remember,
+      ...endpoint.windowBehaviour,
+      ...(summary.note ? { summaryNote: summary.note } : {}),
+    };
   }
   // VS Code reports the input limit; the whole window is that plus the reply reserve, so the usable part is the limit.
   const reserve = settings.compaction.reserveTokens > 0 ? settings.compaction.reserveTokens : thresholdsFor(model.maxInputTokens, settings).outputReserve;
   const vendorKey = `vscode-lm:${model.vendor}`;
-  const window = resolveContextWindow({
+  const { window, remember } = resolveWindowWithMemory(endpoint.windows, vendorKey, model.id, {
     setting: windowSettingFor(settings, model.id),
-    learned: endpoint.windows.get(vendorKey, model.id),
+    learned: endpoint.windows.fact(vendorKey, model.id) ?? null,
     modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,
   });
   const stream = new LanguageModelStream(model);
@@ -59,17 +72,16 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     summaryStream: summary.stream,
     summaryWindow: summary.window,
     ours: false,
-    rememberWindow: remembering(endpoint.windows, vendorKey, model.id),
+    rememberWindow: remember,
+    // VS Code's models refuse what does not fit; the provider decides, so no hint beyond a larger model.
+    serverTruncates: false,
+    raiseWindowHint: 'pick a model with a larger window',
     ...(summary.note ? { summaryNote: summary.note } : {}),
   };
 }
 
 function modelChoice(id: string, window: ResolvedWindow): ModelChoice {
   return { id, contextWindow: window.tokens, windowSource: window.source, ...(window.detail ? { windowDetail: window.detail } : {}) };
-}
-
-function remembering(memory: WindowMemory, endpointKey: string, model: string): (tokens: number) => void {
-  return (tokens) => void memory.remember(endpointKey, model, tokens);
 }
 
 interface SummaryModel {
@@ -91,7 +103,7 @@ async function summaryModel(endpoint: EndpointConnection, configuration: Configu
   if (!endpoint.configured) return { stream: fallback, window: fallbackWindow, note: `The summary model ${id} is an endpoint model, but no endpoint is configured; summaries use the chat's model.` };
   const listed = (await endpoint.listModels()).find((info) => info.id === id) ?? { id };
   const window = resolveContextWindow(await endpoint.windowInputs(listed));
-  return { stream: await endpoint.client(id), window: window.source === 'default' ? fallbackWindow : window.tokens };
+  return { stream: await endpoint.client(id), window: windowIsKnown(window.source) ? window.tokens : fallbackWindow };
 }
 
 /** Finds a model again by vendor and id (for commands run from the palette), or undefined when it is gone. */

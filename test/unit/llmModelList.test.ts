@@ -28,8 +28,9 @@ describe('parseModelList', () => {
     expect(models).toEqual([
       { id: 'openrouter/model', contextWindow: 200000, maxOutputTokens: 64000 },
       { id: 'vllm-model', contextWindow: 32768 },
-      { id: 'llamacpp-model', contextWindow: 131072 },
-      { id: 'lmstudio-model', contextWindow: 8192 },
+      // The trained or maximum length is not what runs: kept apart, and the server's own API is asked.
+      { id: 'llamacpp-model', trainedWindow: 131072 },
+      { id: 'lmstudio-model', trainedWindow: 8192 },
       { id: 'groq-model', contextWindow: 131072, maxOutputTokens: 8192 },
       { id: 'ollama-model' },
     ]);
@@ -43,6 +44,28 @@ describe('parseModelList', () => {
 });
 
 describe('OpenAiChatClient.listModels', () => {
+  it('refuses a listing larger than its cap without reading it whole', async () => {
+    let pulled = 0;
+    const endless = (() =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulled++;
+              controller.enqueue(new Uint8Array(1024 * 1024).fill(32));
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        ),
+      )) as typeof fetch;
+    const client = new OpenAiChatClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: '', model: 'a', timeoutMs: 5000, maxRetries: 0, fetch: endless });
+    const error: unknown = await client.listModels().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as ModelCallError).modelError.retryable).toBe(false);
+    expect((error as Error).message).toMatch(/larger than 16 MB/);
+    expect(pulled).toBeLessThan(40);
+  });
+
   it('lists models from the endpoint', async () => {
     endpoint = await startScriptedEndpoint([], { models: [{ id: 'a', max_model_len: 4096 }, { id: 'b' }] });
     const client = new OpenAiChatClient({ baseUrl: endpoint.url, apiKey: '', model: 'a', timeoutMs: 5000, maxRetries: 0 });

@@ -10,6 +10,7 @@ import {
   formatAgo,
   formatPercent,
   formatTokens,
+  windowLabel,
 } from '../../src/shared/budgetFormat';
 import type { BudgetView } from '../../src/shared/panelViewModels';
 
@@ -142,5 +143,17 @@ describe('formatAgo and the accessibility label', () => {
     expect(budgetAccessibilityLabel(budget({ estimated: true, exact: false }))).toBe(
       'Context budget: 48% used, 53.1k of 111.6k tokens, estimate. Auto-compaction on.',
     );
+  });
+});
+
+describe('a window unknown until the server loads the model', () => {
+  it('shows "until loaded" instead of a number in the status bar, the tooltip, the window label and the screen-reader text', () => {
+    const view = budget({ windowKnown: false, windowUntilLoaded: true, windowSource: 'Ollama /api/show context_length (trained length; unknown until loaded)' });
+    expect(budgetStatusText(view)).toBe('$(pie-chart) 53.1k/? until loaded');
+    expect(budgetTooltipMarkdown(view)).toMatch(/window unknown until loaded/);
+    expect(windowLabel(view)).toBe('unknown until loaded (Ollama /api/show context_length (trained length; unknown until loaded))');
+    expect(windowLabel(view)).not.toMatch(/128k/);
+    expect(budgetAccessibilityLabel(view)).toMatch(/unknown until the server loads it/);
+    expect(budgetLevel(99, { warningPercent: 70, errorPercent: 90 }, view.windowKnown)).toBe('normal');
   });
 });

@@ -25,6 +25,8 @@ export type AgentEvent =
   /** A person must look at this proposal; the loop waits for the injected review callback. */
   | { type: 'compactionReview'; proposal: CompactionProposal }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  /** Something the user must know about the model's window (a server that truncated the prompt), said once. */
+  | { type: 'notice'; message: string }
   | { type: 'error'; error?: ModelError; message: string; /** The choices to offer: a restored branch is over budget. */ restoredOverBudget?: boolean }
   | { type: 'done'; reason: DoneReason; steps: number };
 

@@ -5,7 +5,9 @@ import { buildContext } from '../context/contextBuilder';
 import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
 import type { AssistantEntry, UserAttachment, UserEntry, UserImage } from '../session/entries';
 import type { Settings } from '../settings/settings';
-import type { Calibration } from '../budget/calibration';
+import type { Calibration, ReportVerdict } from '../budget/calibration';
+import { judgeReport } from '../budget/calibration';
+import { boundedWindow } from '../budget/contextWindow';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext, requestOutputTokens } from '../budget/meter';
 import type { CountCache } from '../tokens/countCache';
@@ -55,9 +57,19 @@ export interface AgentOptions {
   systemPrompt?: string;
   systemRole?: 'system' | 'developer';
   maxSteps?: number;
-  /** Told when an overflow error names a window smaller than the one assumed (to remember it across sessions). */
-  onContextWindowLearned?: (window: number) => void;
+  /**
+   * Told when an overflow error names a window smaller than the one assumed, or when the server kept only
+   * part of a prompt (to remember it across sessions).
+   */
+  onContextWindowLearned?: (window: number, how: WindowEvidence) => void;
+  /** The server drops the oldest messages of a prompt longer than its window instead of refusing it (Ollama). */
+  serverTruncates?: boolean;
+  /** How to raise this server's window, said when it truncated a prompt. */
+  raiseWindowHint?: string;
 }
+
+/** What taught a window: a refusal that named it, or a prompt the server shortened to fit it. */
+export type WindowEvidence = 'overflow' | 'truncation';
 
 /** The tool settings with the output cap the window's thresholds chose (settings say 0 = scale). */
 function toolSettings(settings: Settings, measured: MeasuredContext): Settings['tools'] {
@@ -107,6 +119,8 @@ interface LoopState {
   compactedForOverflow?: boolean;
   /** Every call this request made (name and arguments): a repeated one is no progress. */
   calls: Set<string>;
+  /** The user was told this request that the server truncated a prompt. */
+  toldTruncation?: boolean;
 }
 
 /** A completed reply is progress when it answers, or calls something this request has not called before. */
@@ -139,14 +153,16 @@ async function* recoverFromOverflow(options: AgentOptions, state: LoopState, err
   // The retry asks for less reply room than the refused call, whatever the meter now thinks.
   state.outputCeiling = Math.max(MIN_RETRY_OUTPUT, Math.min(requested - 1, error.promptTokens !== undefined && error.contextWindow !== undefined ? error.contextWindow - error.promptTokens - 16 : requested - 1));
   // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
-  const window = error.contextWindow ?? measured.budget.used + requested;
+  // A named window outside the settings' bounds ("maximum context length is 10 tokens") is garbage, not evidence.
+  const named = boundedWindow(error.contextWindow);
+  const window = named ?? measured.budget.used + requested;
   if (window < state.deps.contextWindow) {
     state.deps.contextWindow = window;
     // Only a window the server named is worth keeping; the upper bound above is a guess for this request.
-    if (error.contextWindow !== undefined) options.onContextWindowLearned?.(error.contextWindow);
+    if (named !== undefined) options.onContextWindowLearned?.(named, 'overflow');
   }
   // The server's count of this prompt is the truth: only when it says the prompt itself fit was the reply room the problem.
-  const promptFit = error.promptTokens !== undefined && error.contextWindow !== undefined && error.promptTokens < error.contextWindow;
+  const promptFit = error.promptTokens !== undefined && named !== undefined && error.promptTokens < named;
   const again = measureContext(options.log.path(), state.deps);
   if (promptFit && again.budget.used <= again.budget.usable) return 'retry';
   const outcome = yield* autoCompact(state.gate, 'overflow');
@@ -193,10 +209,38 @@ async function* handleFailedStep(
   return 'error';
 }
 
+/** Judges a usage report and, when believable, calibrates on it; a report that cannot be this prompt teaches nothing. */
+function judgeUsage(options: AgentOptions, reported: number, measured: MeasuredContext): ReportVerdict {
+  const window = measured.budget.windowKnown ? measured.budget.contextWindow : undefined;
+  const context = { truncates: options.serverTruncates === true };
+  if (options.calibration) return options.calibration.observe({ reported, ...measured.raw }, window, context);
+  return judgeReport(reported, measured.countedPrompt, window, context);
+}
+
+/**
+ * The server kept only `kept` tokens of this prompt: its window is at most about that. The window drops to
+ * it (the next call compacts to fit), it is remembered, and the user is told once per request how to raise it.
+ */
+function* noteTruncation(options: AgentOptions, state: LoopState, kept: number, measured: MeasuredContext): Generator<AgentEvent> {
+  const window = boundedWindow(kept);
+  if (window !== undefined && window < state.deps.contextWindow) {
+    state.deps.contextWindow = window;
+    state.deps.windowKnown = true;
+    options.onContextWindowLearned?.(window, 'truncation');
+  }
+  if (state.toldTruncation) return;
+  state.toldTruncation = true;
+  const hint = options.raiseWindowHint ?? 'raise the context length in the server\'s settings';
+  const size = window !== undefined ? ` The window is now taken as ${window.toLocaleString('en-US')} tokens, and the context is compacted to fit it from the next request on.` : '';
+  yield {
+    type: 'notice',
+    message: `The server kept only ${kept.toLocaleString('en-US')} tokens of a prompt we count at ${measured.countedPrompt.toLocaleString('en-US')}: it silently dropped the start of the conversation, so this reply may have missed it.${size} To give the model more room, ${hint}.`,
+  };
+}
+
 /** Appends the completed reply and reports usage; returns the reply's entry. */
 async function* recordReply(options: AgentOptions, state: LoopState, done: DoneEvent, measured: MeasuredContext): AsyncGenerator<AgentEvent, AssistantEntry> {
-  // A report that cannot be this prompt (a server that truncated it) teaches nothing; the meter says so.
-  if (done.usage) options.calibration?.observe({ reported: done.usage.promptTokens, ...measured.raw }, measured.budget.windowKnown ? measured.budget.contextWindow : undefined);
+  const verdict = done.usage ? judgeUsage(options, done.usage.promptTokens, measured) : undefined;
   const entry = (await options.log.append({
     type: 'assistant',
     text: done.text,
@@ -210,6 +254,7 @@ async function* recordReply(options: AgentOptions, state: LoopState, done: DoneE
   state.overflowRecoveries = 0;
   state.outputCeiling = undefined;
   yield { type: 'message', entry };
+  if (verdict && !verdict.believed && verdict.truncated) yield* noteTruncation(options, state, verdict.truncated.kept, measured);
   yield { type: 'usage', ...(done.usage ? { usage: done.usage } : {}), budget: measureContext(options.log.path(), state.deps).budget };
   return entry;
 }

@@ -9,7 +9,17 @@ export interface PromptObservation {
   tools: number;
 }
 
-export type ReportVerdict = { believed: true } | { believed: false; reason: string };
+/**
+ * `truncated`: the server kept only `kept` tokens of a longer prompt (it dropped the oldest messages to fit
+ * its window): evidence of a smaller window, never a calibration sample.
+ */
+export type ReportVerdict = { believed: true } | { believed: false; reason: string; truncated?: { kept: number } };
+
+/** What is known of the server beyond the model's window. */
+export interface ReportContext {
+  /** The server drops the oldest messages of a prompt longer than its window instead of refusing it (Ollama). */
+  truncates?: boolean;
+}
 
 export interface CalibrationJSON {
   version: 2;
@@ -28,23 +38,45 @@ const LOW = 0.4;
 const HIGH = 3;
 /** Tool definitions rendered by a server's chat template cost between these multiples of OpenAI's rendering. */
 const TOOLS_LOW = 0.3;
+/**
+ * A report this far below our count is a shortened prompt on a server known to truncate, or on any server
+ * when it also fills the window: no tokenizer in use counts the same text at less than 0.8× of o200k
+ * (servers render tool schemas larger, never smaller), so 4,090 for a prompt we count at 6,800 is not a
+ * tokenizer difference.
+ */
+const TRUNCATED_BELOW = 0.8;
+/** A report at least this share of the window "fills" it. */
+const FILLS_WINDOW = 0.9;
 const TOOLS_HIGH = 5;
 const KEPT = 16;
 
+function tokens(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
 /** Whether a reported prompt size can be the prompt we counted (`window`: the model's window, when known). */
-export function judgeReport(reported: number, counted: number, window?: number): ReportVerdict {
+export function judgeReport(reported: number, counted: number, window?: number, context: ReportContext = {}): ReportVerdict {
   if (!Number.isFinite(reported) || reported <= 0) return { believed: false, reason: 'no usable prompt token count' };
   if (window !== undefined && window > 0 && reported > window) {
-    return { believed: false, reason: `${reported.toLocaleString('en-US')} prompt tokens is more than the ${window.toLocaleString('en-US')}-token window` };
+    return { believed: false, reason: `${tokens(reported)} prompt tokens is more than the ${tokens(window)}-token window` };
   }
-  if (counted < MIN_COUNTED) return { believed: true };
+  if (!Number.isFinite(counted) || counted < MIN_COUNTED) return { believed: true };
+  const short = reported < counted * TRUNCATED_BELOW;
+  const fillsWindow = window !== undefined && window > 0 && reported >= window * FILLS_WINDOW;
+  if (short && (context.truncates === true || fillsWindow)) {
+    return {
+      believed: false,
+      reason: `the server kept ${tokens(reported)} tokens of a prompt we count at ${tokens(counted)}: it dropped the start of the conversation to fit a smaller window`,
+      truncated: { kept: Math.floor(reported) },
+    };
+  }
   if (reported < counted * LOW) {
     return {
       believed: false,
-      reason: `${reported.toLocaleString('en-US')} prompt tokens for a prompt we count at ${counted.toLocaleString('en-US')}: the server may have truncated it (Ollama does at its num_ctx), so its window may be smaller than assumed`,
+      reason: `${tokens(reported)} prompt tokens for a prompt we count at ${tokens(counted)}: the server may have truncated it, so its window may be smaller than assumed`,
     };
   }
-  if (reported > counted * HIGH) return { believed: false, reason: `${reported.toLocaleString('en-US')} prompt tokens for a prompt we count at ${counted.toLocaleString('en-US')}` };
+  if (reported > counted * HIGH) return { believed: false, reason: `${tokens(reported)} prompt tokens for a prompt we count at ${tokens(counted)}` };
   return { believed: true };
 }
 
@@ -74,8 +106,8 @@ export class Calibration {
   ) {}
 
   /** Records one call when its report is believable; returns the verdict so the caller can say why not. */
-  observe(observation: PromptObservation, window?: number): ReportVerdict {
-    const verdict = judgeReport(observation.reported, observation.content + observation.tools, window);
+  observe(observation: PromptObservation, window?: number, context: ReportContext = {}): ReportVerdict {
+    const verdict = judgeReport(observation.reported, observation.content + observation.tools, window, context);
     if (!verdict.believed) return verdict;
     if (!Number.isFinite(observation.content) || !Number.isFinite(observation.tools) || observation.content < 0 || observation.tools < 0) {
       return { believed: false, reason: 'the counted prompt is not a number' };

@@ -4,6 +4,8 @@
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** Longest wait for an error body before it is cut off. */
 export const ERROR_BODY_TIMEOUT_MS = 5_000;
+/** Most of a successful non-streamed GET read (the model list: OpenRouter's is a few MB); a larger one is refused. */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 /** Redirects followed per request, and only to the same server (the request carries the API key). */
 export const MAX_REDIRECTS = 5;
 
@@ -91,11 +93,29 @@ async function followRedirects(inner: typeof globalThis.fetch, input: string | U
   }
 }
 
+/** A GET answer (the model list) read up to MAX_LISTING_BYTES; a larger one becomes a clear, non-retried refusal. */
+async function boundedListing(response: Response): Promise<Response> {
+  const text = await readCapped(response.body, MAX_LISTING_BYTES + 1, 60_000);
+  if (new TextEncoder().encode(text).byteLength <= MAX_LISTING_BYTES) {
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: withoutLength(response.headers) });
+  }
+  const message = `the server's answer is larger than ${MAX_LISTING_BYTES / (1024 * 1024)} MB and was not read`;
+  return new Response(JSON.stringify({ error: { message } }), { status: 400, headers: { 'content-type': 'application/json' } });
+}
+
+function withoutLength(source: Headers): Headers {
+  const headers = new Headers(source);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return headers;
+}
+
 export function errorBodyFetch(inner: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
     const response = typeof input === 'string' || input instanceof URL ? await followRedirects(inner, input, init) : await inner(input, init);
     if (response.ok) {
       const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+      if (!isEventStream && (init?.method ?? 'GET').toUpperCase() === 'GET') return boundedListing(response);
       if (!isEventStream || !response.body) return response;
       return new Response(withFinalBlankLine(response.body), { status: response.status, statusText: response.statusText, headers: response.headers });
     }

@@ -1,12 +1,23 @@
-// Reads model ids and their limits from a /models listing, whichever server-specific fields it uses.
+// Reads model ids and their limits from a /models listing, whichever server-specific fields it uses; every number bounded.
+import { boundedWindow, WINDOW_BOUNDS } from '../budget/contextWindow';
+
 export interface ModelInfo {
   id: string;
+  /** The window the server runs the model with, when the listing says. */
   contextWindow?: number;
+  /** Only the trained or maximum length (llama.cpp n_ctx_train, LM Studio max_context_length): not what runs. */
+  trainedWindow?: number;
   maxOutputTokens?: number;
 }
 
-function positiveNumber(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+/** Entries of a listing read, and the longest id kept: a listing is a few hundred models with short names. */
+export const MAX_LISTED_MODELS = 10_000;
+export const MAX_MODEL_ID_CHARS = 512;
+
+function outputTokens(value: unknown): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) return undefined;
+  const tokens = Math.floor(value);
+  return tokens <= WINDOW_BOUNDS.max ? tokens : undefined;
 }
 
 function field(record: Record<string, unknown>, path: string): unknown {
@@ -18,54 +29,51 @@ function field(record: Record<string, unknown>, path: string): unknown {
   return current;
 }
 
-function firstNumber(record: Record<string, unknown>, paths: readonly string[]): number | undefined {
+function firstNumber(record: Record<string, unknown>, paths: readonly string[], read: (value: unknown) => number | undefined): number | undefined {
   for (const path of paths) {
-    const value = positiveNumber(field(record, path));
+    const value = read(field(record, path));
     if (value !== undefined) return value;
   }
   return undefined;
 }
 
 /**
- * Where each server puts the window: OpenRouter/Together context_length, vLLM max_model_len, LM Studio
- * max_context_length / loaded_context_length, llama.cpp meta.n_ctx (n_ctx_train is the trained maximum,
- * used only when the loaded size is not given), Groq context_window.
+ * Where each server puts the window it runs: OpenRouter/Together context_length, vLLM max_model_len,
+ * LM Studio loaded_context_length, llama.cpp meta.n_ctx (older builds), Groq context_window.
  */
-const CONTEXT_FIELDS = [
-  'context_length',
-  'context_window',
-  'max_model_len',
-  'loaded_context_length',
-  'max_context_length',
-  'meta.n_ctx',
-  'top_provider.context_length',
-  'meta.n_ctx_train',
-] as const;
+const CONTEXT_FIELDS = ['context_length', 'context_window', 'max_model_len', 'loaded_context_length', 'meta.n_ctx', 'top_provider.context_length'] as const;
+
+/** Lengths that say what the model can take, not what the server runs (llama.cpp's meta.n_ctx_train, LM Studio's maximum). */
+const TRAINED_FIELDS = ['meta.n_ctx_train', 'max_context_length'] as const;
 
 const OUTPUT_FIELDS = ['top_provider.max_completion_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 
-/** Parses one entry of the listing; undefined when it has no id. */
+/** Parses one entry of the listing; undefined when it has no usable id. */
 export function parseModelInfo(raw: unknown): ModelInfo | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const record = raw as Record<string, unknown>;
   const id = record['id'] ?? record['name'] ?? record['model'];
-  if (typeof id !== 'string' || id === '') return undefined;
+  if (typeof id !== 'string' || id === '' || id.length > MAX_MODEL_ID_CHARS) return undefined;
   const info: ModelInfo = { id };
-  const contextWindow = firstNumber(record, CONTEXT_FIELDS);
+  const contextWindow = firstNumber(record, CONTEXT_FIELDS, boundedWindow);
   if (contextWindow !== undefined) info.contextWindow = contextWindow;
-  const maxOutputTokens = firstNumber(record, OUTPUT_FIELDS);
+  else {
+    const trained = firstNumber(record, TRAINED_FIELDS, boundedWindow);
+    if (trained !== undefined) info.trainedWindow = trained;
+  }
+  const maxOutputTokens = firstNumber(record, OUTPUT_FIELDS, outputTokens);
   if (maxOutputTokens !== undefined) info.maxOutputTokens = maxOutputTokens;
   return info;
 }
 
-/** Parses a whole listing body ({data: [...]}, llama.cpp's {models: [...]}, or a bare array). */
+/** Parses a whole listing body ({data: [...]}, llama.cpp's {models: [...]}, or a bare array), at most MAX_LISTED_MODELS. */
 export function parseModelList(body: unknown): ModelInfo[] {
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const entries = Array.isArray(body) ? body : Array.isArray(record['data']) ? record['data'] : record['models'];
   if (!Array.isArray(entries)) return [];
   const seen = new Set<string>();
   const models: ModelInfo[] = [];
-  for (const entry of entries) {
+  for (const entry of entries.slice(0, MAX_LISTED_MODELS)) {
     const info = parseModelInfo(entry);
     if (info && !seen.has(info.id)) {
       seen.add(info.id);

@@ -1,4 +1,5 @@
 // Recognizes "the prompt does not fit the context window" in each server's error shape, and silent overflow in usage.
+import { boundedWindow } from '../budget/contextWindow';
 
 export interface OverflowPattern {
   provider: string;
@@ -32,17 +33,20 @@ export function matchOverflow(text: string): OverflowPattern | undefined {
   return OVERFLOW_PATTERNS.find((row) => row.pattern.test(text));
 }
 
-/** The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096). */
+/**
+ * The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096),
+ * only when within the settings' bounds ("maximum context length is 10 tokens" is garbage, not a window).
+ */
 export function contextWindowFromError(text: string, body?: unknown): number | undefined {
   if (typeof body === 'object' && body !== null) {
-    const nCtx = (body as Record<string, unknown>)['n_ctx'];
-    if (typeof nCtx === 'number' && nCtx > 0) return nCtx;
+    const nCtx = boundedWindow((body as Record<string, unknown>)['n_ctx']);
+    if (nCtx !== undefined) return nCtx;
   }
   const match =
-    /maximum context length is (\d+)/i.exec(text) ??
-    /context length of (?:only )?(\d+)/i.exec(text) ??
-    /\bn_ctx\b\D{0,5}(\d+)/i.exec(text);
-  return match?.[1] ? Number(match[1]) : undefined;
+    /maximum context length is (\d{1,12})/i.exec(text) ??
+    /context length of (?:only )?(\d{1,12})/i.exec(text) ??
+    /\bn_ctx\b\D{0,5}(\d{1,12})/i.exec(text);
+  return match?.[1] ? boundedWindow(Number(match[1])) : undefined;
 }
 
 /**
@@ -58,4 +62,11 @@ export function promptTokensFromError(text: string, body?: unknown): number | un
   const match = /\((\d+) in the messages/i.exec(text) ?? /request has (\d+) input tokens/i.exec(text) ?? /resulted in (\d+) tokens/i.exec(text);
   const value = match?.[1] ? Number(match[1]) : undefined;
   return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** What an overflow error's text (of any model, VS Code's included) says of the window and of the refused prompt. */
+export function overflowFacts(text: string, body?: unknown): { contextWindow?: number; promptTokens?: number } {
+  const contextWindow = contextWindowFromError(text, body);
+  const promptTokens = promptTokensFromError(text, body);
+  return { ...(contextWindow !== undefined ? { contextWindow } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
 }

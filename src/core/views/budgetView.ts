@@ -17,10 +17,11 @@ export interface BudgetViewInput {
 
 const SOURCE_LABELS: Record<ContextWindowSource, string> = {
   setting: 'from the setting',
-  learned: 'learned from an overflow error of this endpoint',
+  learned: 'learned from an overflow error or a truncated prompt of this endpoint',
   model: "from the model's metadata",
   endpoint: "from the endpoint's model list",
   server: "from the server's own API",
+  untilLoaded: 'unknown until the server loads the model',
   default: 'no source told us',
 };
 
@@ -62,6 +63,7 @@ export function toBudgetView(input: BudgetViewInput): BudgetView {
     model: input.model,
     windowSource: input.windowDetail ?? SOURCE_LABELS[input.windowSource],
     windowKnown: budget.windowKnown,
+    ...(input.windowSource === 'untilLoaded' ? { windowUntilLoaded: true } : {}),
     ...(budget.reportNote ? { reportNote: budget.reportNote } : {}),
     autoCompaction: input.autoCompaction,
     ...(awaitingCompactionConsent(input.path) ? { autoCompactionPaused: true } : {}),
