@@ -150,11 +150,11 @@ type Recovery = 'retry' | 'reported' | 'nothing';
 async function* recoverFromOverflow(options: AgentOptions, state: LoopState, error: ModelError, measured: MeasuredContext): AsyncGenerator<AgentEvent, Recovery> {
   if (error.promptTokens !== undefined) options.calibration?.observe({ reported: error.promptTokens, ...measured.raw }, error.contextWindow);
   const requested = requestOutputTokens(measured, state.deps);
-  // The retry asks for less reply room than the refused call, whatever the meter now thinks.
-  state.outputCeiling = Math.max(MIN_RETRY_OUTPUT, Math.min(requested - 1, error.promptTokens !== undefined && error.contextWindow !== undefined ? error.contextWindow - error.promptTokens - 16 : requested - 1));
   // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
   // A named window outside the settings' bounds ("maximum context length is 10 tokens") is garbage, not evidence.
   const named = boundedWindow(error.contextWindow);
+  // The retry asks for less reply room than the refused call, whatever the meter now thinks.
+  state.outputCeiling = Math.max(MIN_RETRY_OUTPUT, Math.min(requested - 1, error.promptTokens !== undefined && named !== undefined ? named - error.promptTokens - 16 : requested - 1));
   const window = named ?? measured.budget.used + requested;
   if (window < state.deps.contextWindow) {
     state.deps.contextWindow = window;

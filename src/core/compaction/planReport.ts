@@ -1,15 +1,16 @@
 // The meter's budget, prune plan and compaction plan of a session path as one JSON report (printed by the CLI's `inspect`).
 import type { ChatToolDefinition } from '../context/chatMessage';
-import { planCompaction, type CutPlan } from '../compaction/cutPlan';
+import { planCompaction, type CutPlan } from './cutPlan';
+import { measureAfter, minimumAfter as measuredMinimum } from './compaction';
 import type { SessionEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import { CountCache } from '../tokens/countCache';
 import { TokenCounter } from '../tokens/tokenCounter';
-import { compactAtTokens, decideBeforeCall, type BeforeCallDecision, type Budget } from './budget';
-import type { Calibration } from './calibration';
-import { measureContext, type CountingDeps } from './meter';
-import type { PrunePlan } from './prunePlan';
-import type { Thresholds } from './thresholds';
+import { compactAtTokens, decideBeforeCall, type BeforeCallDecision, type Budget } from '../budget/budget';
+import type { Calibration } from '../budget/calibration';
+import { measureContext, type CountingDeps } from '../budget/meter';
+import type { PrunePlan } from '../budget/prunePlan';
+import type { Thresholds } from '../budget/thresholds';
 
 export interface PlanReportOptions {
   contextWindow: number;
@@ -37,8 +38,12 @@ export interface PlanReport {
   anchor: { promptTokens: number; countedPrompt: number } | null;
   decision: BeforeCallDecision;
   prune: PrunePlan;
-  /** The cut plan, with `needed` also set when the before-call decision is to compact. */
-  compaction: CutPlan & { canHelp: boolean };
+  /**
+   * The cut plan, with `needed` also set when the before-call decision is to compact. `tokensAfter` is the
+   * meter's measure of the context after compacting at this cut (pins, the carried request, fixed prompt and
+   * kept turns), with the summary at the full room it may take; `minimumAfter` the same at the latest cut.
+   */
+  compaction: CutPlan & { canHelp: boolean; tokensAfter: number | null };
 }
 
 const NO_CUT: Omit<CutPlan, 'needed' | 'minimumAfter'> = {
@@ -82,7 +87,8 @@ export async function planReport(path: SessionEntry[], options: PlanReportOption
     pruneAtPercent: thresholds.pruneAtPercent,
     compactAt: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),
   });
-  const minimumAfter = cut?.minimumAfter ?? budget.used;
+  const minimumAfter = (cut ? measuredMinimum(path, cut.lastCutEntryId, deps) : undefined) ?? budget.used;
+  const tokensAfter = cut?.firstKeptEntryId ? measureAfter(path, { summary: '', firstKeptEntryId: cut.firstKeptEntryId, files: { read: [], modified: [] } }, deps).budget.used + thresholds.summaryTokens : null;
   return {
     model: options.model,
     encoding: counter.encoding,
@@ -97,6 +103,7 @@ export async function planReport(path: SessionEntry[], options: PlanReportOption
       ...(cut ?? NO_CUT),
       needed: decision === 'compact' || (cut?.needed ?? false),
       minimumAfter,
+      tokensAfter,
       canHelp: minimumAfter <= budget.usable,
     },
   };
