@@ -81,14 +81,12 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
   }
   yield { type: 'compactionReview', proposal };
   const decision = await state.review(proposal);
-  if (state.signal.aborted) return 'cancelled';
-  if (decision.action === 'cancel') {
-    if (decision.reason) {
-      yield errorEvent(`${decision.reason} This request stopped here; nothing was lost. Send a message to continue.`);
-      return 'failed';
-    }
-    return 'cancelled';
+  // A newer proposal answered this one (and stopped the request): say so, whatever the signal says by now.
+  if (decision.action === 'cancel' && decision.reason) {
+    yield errorEvent(`${decision.reason} This request stopped here; nothing was lost. Send a message to continue.`);
+    return 'failed';
   }
+  if (decision.action === 'cancel' || state.signal.aborted) return 'cancelled';
   return { summary: decision.summary, edited: decision.edited };
 }
 
