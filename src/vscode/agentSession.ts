@@ -6,7 +6,7 @@ import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
 import { measureContext } from '../core/budget/meter';
 import { SessionEngine } from '../core/agent/sessionEngine';
 import type { CompactionProposal } from '../core/compaction/compaction';
-import { DEFAULT_CONTEXT_WINDOW, windowIsKnown, type ContextWindowSource } from '../core/budget/contextWindow';
+import { DEFAULT_CONTEXT_WINDOW, windowIsKnown, type ContextWindowSource } from '../core/llm/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
 import type { SessionRecord } from '../core/session/sessionIndex';

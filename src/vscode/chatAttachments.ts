@@ -1,7 +1,7 @@
 // Reads what the user attached to a chat request (#file, selections, text, images) into attachment sources for the core.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import type { AttachmentSource } from '../core/context/userAttachments';
+import type { AttachmentSource } from '../core/agent/userAttachments';
 import { readRegularFile } from '../core/tools/safeFileIo';
 import { IMAGE_MIME_TYPES, MAX_IMAGE_BYTES } from '../core/context/userImages';
 

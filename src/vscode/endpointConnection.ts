@@ -1,6 +1,6 @@
 // The configured endpoint: settings plus the secret key turned into clients, and its model list (cached, key-free errors).
 import * as vscode from 'vscode';
-import type { ContextWindowInputs } from '../core/budget/contextWindow';
+import type { ContextWindowInputs } from '../core/llm/contextWindow';
 import { detectEndpointFlags } from '../core/llm/endpointFlags';
 import type { ModelInfo } from '../core/llm/modelList';
 import { OpenAiChatClient } from '../core/llm/openaiChatClient';

@@ -1,7 +1,7 @@
 // Offers the configured endpoint's models to all of VS Code (model picker, other extensions) as a language-model provider.
 import { modelTakesImages } from '../core/context/userImages';
 import * as vscode from 'vscode';
-import { resolveContextWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow } from '../core/llm/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
 import type { ChatRequest } from '../core/llm/modelStream';
 import { TokenCounter } from '../core/tokens/tokenCounter';

@@ -1,6 +1,6 @@
 // Guided endpoint setup: server kind → URL → API key → the server's models (a connection test) → user settings.
 import * as vscode from 'vscode';
-import { resolveContextWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow } from '../core/llm/contextWindow';
 import type { ModelInfo } from '../core/llm/modelList';
 import { ModelCallError } from '../core/llm/openaiChatClient';
 import { SETTINGS_SECTION } from '../core/settings/settings';
@@ -11,8 +11,9 @@ import {
   normalizeBaseUrl,
   sameOrigin,
   SERVER_KINDS,
+  serverKind,
   type ServerKind,
-} from '../core/settings/serverKinds';
+} from '../core/llm/serverKinds';
 import { formatTokens } from '../shared/budgetFormat';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { Configuration } from './configuration';
@@ -41,7 +42,7 @@ async function pickKind(current: ServerKind['id']): Promise<ServerKind | undefin
   }));
   const picked = await vscode.window.showQuickPick(items, {
     title: `${TITLE} (1/4)`,
-    placeHolder: `Which server? (current: ${SERVER_KINDS.find((kind) => kind.id === current)?.label ?? 'none'})`,
+    placeHolder: `Which server? (current: ${serverKind(current).label})`,
     ignoreFocusOut: true,
   });
   return picked?.server;

@@ -1,6 +1,6 @@
 // Chooses how to talk to the chat's model: our endpoint's client (full usage reports) or VS Code's sendRequest.
 import * as vscode from 'vscode';
-import { resolveContextWindow, windowIsKnown, type ResolvedWindow } from '../core/budget/contextWindow';
+import { resolveContextWindow, windowIsKnown, type ResolvedWindow } from '../core/llm/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
 import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../core/settings/summaryModelRef';
 import { thresholdsFor } from '../core/budget/thresholds';

@@ -1,6 +1,6 @@
 // Remembers, per endpoint and model and across sessions, a context window learned from an overflow error or a truncated prompt.
 import type * as vscode from 'vscode';
-import { boundedWindow, resolveContextWindow, windowIsKnown, type ContextWindowInputs, type LearnedFact, type ResolvedWindow } from '../core/budget/contextWindow';
+import { boundedWindow, resolveContextWindow, windowIsKnown, type ContextWindowInputs, type LearnedFact, type ResolvedWindow } from '../core/llm/contextWindow';
 
 const KEY = 'compactionAgent.learnedWindows';
 /** Oldest entries are dropped beyond this many endpoint+model pairs. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
+import { nodeWorkspaceAccess } from '../support/nodeWorkspaceAccess';
 import { DEFAULT_TOOL_LIMITS, type ToolContext, type ToolOutput } from '../../src/core/tools/toolTypes';
 import { treeSnapshot } from './treeSnapshot';
 import { FailureList, messageOf, runFamily, type FamilyResult } from './familyReport';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { editFileTool, writeFileTool } from '../../src/core/tools/editTools';
 import { listDirTool, readFileTool, searchTextTool } from '../../src/core/tools/fileTools';
-import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
+import { nodeWorkspaceAccess } from '../support/nodeWorkspaceAccess';
 import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from '../../src/core/tools/toolTypes';
 import { treeSnapshot } from './treeSnapshot';
 import { runFamily, type FamilyResult } from './familyReport';

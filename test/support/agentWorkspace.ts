@@ -2,7 +2,7 @@
 import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
+import { nodeWorkspaceAccess } from './nodeWorkspaceAccess';
 import type { SessionAccess, ToolContext } from '../../src/core/tools/toolTypes';
 import { DEFAULT_TOOL_LIMITS } from '../../src/core/tools/toolTypes';
 import type { ConfirmRequest, WorkspaceAccess } from '../../src/core/tools/workspaceAccess';

@@ -1,7 +1,7 @@
 // The meter's pieces: context-window resolution, thresholds that scale with the window, and the before-call decision.
 import { describe, expect, it } from 'vitest';
 import { compactAtTokens, decideBeforeCall, type Budget } from '../../src/core/budget/budget';
-import { resolveContextWindow } from '../../src/core/budget/contextWindow';
+import { resolveContextWindow } from '../../src/core/llm/contextWindow';
 import { RULES, thresholdsFor } from '../../src/core/budget/thresholds';
 import { defaultSettings } from '../../src/core/settings/settings';
 

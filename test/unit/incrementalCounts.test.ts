@@ -5,7 +5,8 @@ import { countContext } from '../../src/core/budget/contextCounts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { CountCache } from '../../src/core/tokens/countCache';
-import { countEntry, countPath } from '../../src/core/tokens/entryTokens';
+import { countPath } from '../../src/core/tokens/entryTokens';
+import { countEntry } from '../support/countOne';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { PathBuilder } from '../support/sessionPathBuilder';
 

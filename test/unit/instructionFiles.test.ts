@@ -1,7 +1,7 @@
 // AGENTS.md and .github/copilot-instructions.md: read from the workspace, joined to the system prompt, capped, counted apart.
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
-import { INSTRUCTION_FILE_CHARS, INSTRUCTIONS_HEADING, readInstructionFiles, splitInstructions } from '../../src/core/agent/instructionFiles';
+import { INSTRUCTION_FILE_CHARS, INSTRUCTIONS_HEADING, readInstructionFiles, splitInstructions } from '../../src/core/context/instructionFiles';
 import { buildSystemPrompt } from '../../src/core/agent/systemPrompt';
 import type { CountingDeps } from '../../src/core/budget/meter';
 import { measureContext } from '../../src/core/budget/meter';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/agent/agentEvents';
 import { runAgent, type WindowEvidence } from '../../src/core/agent/agentLoop';
 import { Calibration, judgeReport } from '../../src/core/budget/calibration';
-import { resolveContextWindow } from '../../src/core/budget/contextWindow';
+import { resolveContextWindow } from '../../src/core/llm/contextWindow';
 import type { ChatRequest } from '../../src/core/llm/modelStream';
 import { contextWindowFromError, matchOverflow, overflowFacts } from '../../src/core/llm/overflowPatterns';
 import { discoverWindow, raiseWindowHint, serverFetchJson, serverTruncates } from '../../src/core/llm/windowDiscovery';

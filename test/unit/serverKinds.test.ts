@@ -10,7 +10,7 @@ import {
   sameOrigin,
   SERVER_KINDS,
   serverKind,
-} from '../../src/core/settings/serverKinds';
+} from '../../src/core/llm/serverKinds';
 
 describe('server kinds', () => {
   it('prefills each kind with its usual URL', () => {

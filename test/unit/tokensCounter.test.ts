@@ -6,7 +6,8 @@ import { encodingForModel } from '../../src/core/tokens/encoding';
 import { TokenCounter, estimateTokens } from '../../src/core/tokens/tokenCounter';
 import { textSlices } from '../../src/core/tokens/textSlices';
 import { CountCache } from '../../src/core/tokens/countCache';
-import { countEntry, countPath, entryMessage } from '../../src/core/tokens/entryTokens';
+import { countPath, entryMessage } from '../../src/core/tokens/entryTokens';
+import { countEntry } from '../support/countOne';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { PathBuilder } from '../support/sessionPathBuilder';
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { searchTextTool } from '../../src/core/tools/fileTools';
 import { IgnoreRules, parseGitignore } from '../../src/core/tools/ignoreRules';
-import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
+import { nodeWorkspaceAccess } from '../support/nodeWorkspaceAccess';
 import type { SearchCandidate } from '../../src/core/tools/textSearch';
 import { SEARCH_LIMITS, searchCandidates } from '../../src/core/tools/textSearch';
 import { recordingAccess, tempWorkspace, toolContext, type TempWorkspace } from '../support/agentWorkspace';

@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editFileTool, writeFileTool } from '../../src/core/tools/editTools';
 import { readFileTool, searchTextTool } from '../../src/core/tools/fileTools';
-import { nodeWorkspaceAccess } from '../../src/core/tools/nodeWorkspaceAccess';
+import { nodeWorkspaceAccess } from '../support/nodeWorkspaceAccess';
 import { writeFileAtomically } from '../../src/core/tools/safeFileIo';
 import type { ConfirmRequest } from '../../src/core/tools/workspaceAccess';
 import { recordingAccess, tempWorkspace, toolContext, type TempWorkspace } from '../support/agentWorkspace';

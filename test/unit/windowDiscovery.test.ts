@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
-import { resolveContextWindow, WINDOW_BOUNDS, windowIsKnown } from '../../src/core/budget/contextWindow';
+import { resolveContextWindow, WINDOW_BOUNDS, windowIsKnown } from '../../src/core/llm/contextWindow';
 import type { ResolvedFlavor } from '../../src/core/llm/endpointFlags';
 import { MAX_LISTED_MODELS, MAX_MODEL_ID_CHARS, parseModelList } from '../../src/core/llm/modelList';
 import { openAiContextWindow } from '../../src/core/llm/openAiModelWindows';

@@ -7,7 +7,7 @@ import type { AssistantEntry, UserAttachment, UserEntry, UserImage } from '../se
 import type { Settings } from '../settings/settings';
 import type { Calibration, ReportVerdict } from '../budget/calibration';
 import { judgeReport } from '../budget/calibration';
-import { boundedWindow } from '../budget/contextWindow';
+import { boundedWindow } from '../llm/contextWindow';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext, requestOutputTokens } from '../budget/meter';
 import type { CountCache } from '../tokens/countCache';

@@ -1,5 +1,5 @@
 // The agent's system prompt: its tools, how pruned and shortened outputs come back, and what summaries mean.
-import { instructionsSection, type InstructionFile } from './instructionFiles';
+import { instructionsSection, type InstructionFile } from '../context/instructionFiles';
 
 export interface SystemPromptOptions {
   /** Tool names offered to the model (built-ins and external ones). */

@@ -1,5 +1,5 @@
 // Counts the context a path sends, by budget part, and finds the last reported usage to anchor the estimate on.
-import { splitInstructions } from '../agent/instructionFiles';
+import { splitInstructions } from '../context/instructionFiles';
 import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
 import { buildContext, carriedRequest, type BuildContextOptions } from '../context/contextBuilder';
 import type { SessionEntry } from '../session/entries';

@@ -11,7 +11,9 @@ import { sumBreakdown } from './budget';
 import type { Calibration } from './calibration';
 import { judgeReport } from './calibration';
 import { countContext } from './contextCounts';
-import { planPrune, type PrunePlan } from './prunePlan';
+import { planPrune, type EntryCosts, type PrunePlan } from './prunePlan';
+
+export type { EntryCosts } from './prunePlan';
 import { thresholdsFor, type Thresholds } from './thresholds';
 
 /** Everything needed to measure a context; shared by the loop, the compaction runner, the prune runner and the UI. */
@@ -31,11 +33,6 @@ export interface CountingDeps {
   tools: readonly ChatToolDefinition[];
 }
 
-/** Tokens of one entry as sent now, in the endpoint's units: in full, or as its pruned placeholder. */
-export interface EntryCosts {
-  full: { get(entryId: string): number | undefined };
-  pruned: { get(entryId: string): number | undefined };
-}
 
 export interface MeasuredContext {
   path: SessionEntry[];

@@ -1,9 +1,14 @@
 // Plans soft compaction: which old tool outputs to hide from the model (OpenCode's protect/minimum rules).
 import type { Settings } from '../settings/settings';
 import type { SessionEntry } from '../session/entries';
-import type { EntryCosts } from './meter';
 import { pinnedEntryIds, prunedToolResultIds } from '../context/contextMarkers';
 import { contextSpan } from './pathState';
+
+/** Tokens of one entry as sent now, in the endpoint's units: in full, or as its pruned placeholder. */
+export interface EntryCosts {
+  full: { get(entryId: string): number | undefined };
+  pruned: { get(entryId: string): number | undefined };
+}
 
 export interface PrunePlan {
   /** Tool-result entry ids to mark, oldest first; empty when pruning is not worth it. */

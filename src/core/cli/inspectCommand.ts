@@ -17,7 +17,6 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** The windows every `inspect --json` also plans at: an 8k local model up to a 1M hosted one. */
 export const PLAN_WINDOWS = [8_192, 16_384, 32_768, 131_072, 1_048_576] as const;
 
-export type InspectPlan = PlanReport;
 
 function planSettings(args: ParsedArgs): { settings: Settings; contextWindow: number; windowSource: string } {
   const settings = defaultSettings();

@@ -1,5 +1,4 @@
 // Compaction in one place: plan the cut, summarize, propose (with the measured context after), apply; shared by the loop, /compact and the UI.
-import type { AgentLog } from '../agent/agentLog';
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { compactAtTokens } from '../budget/budget';
@@ -8,6 +7,10 @@ import { buildContext } from '../context/contextBuilder';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { newEntryId } from '../session/newEntry';
+import type { SessionLog } from '../session/sessionLog';
+
+/** The part of a session log compaction needs (the agent loop's log conforms to it). */
+export type CompactionLog = Pick<SessionLog, 'append' | 'path' | 'tree' | 'leafId'>;
 import { planCompaction } from './cutPlan';
 import type { SummarizeResult } from './summarizer';
 
@@ -141,7 +144,7 @@ function summaryInstructions(standing: string, given: string | undefined): strin
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 
-export async function proposeCompaction(log: AgentLog, options: ProposeOptions): Promise<CompactionProposal | null> {
+export async function proposeCompaction(log: CompactionLog, options: ProposeOptions): Promise<CompactionProposal | null> {
   const path = log.path();
   const measured = measureContext(path, options);
   const { budget, thresholds } = measured;
@@ -208,7 +211,7 @@ export interface ApplyOptions {
  * True when the session only gained pins, unpins or labels since `leafId`: what a person does in the panel
  * while a summary waits for review. The proposal still holds (a pinned entry is re-sent verbatim anyway).
  */
-function onlyMarkedSince(log: AgentLog, leafId: string | null): boolean {
+function onlyMarkedSince(log: CompactionLog, leafId: string | null): boolean {
   const path = log.path();
   const at = leafId === null ? -1 : path.findIndex((entry) => entry.id === leafId);
   if (leafId !== null && at < 0) return false;
@@ -216,7 +219,7 @@ function onlyMarkedSince(log: AgentLog, leafId: string | null): boolean {
 }
 
 /** Appends the CompactionEntry; rejects when the conversation moved on since the proposal or the summary is empty. */
-export async function applyCompaction(log: AgentLog, proposal: CompactionProposal, options: ApplyOptions): Promise<CompactionEntry> {
+export async function applyCompaction(log: CompactionLog, proposal: CompactionProposal, options: ApplyOptions): Promise<CompactionEntry> {
   if (!onlyMarkedSince(log, proposal.leafId)) throw new Error('The session changed since this compaction was proposed; propose it again.');
   if (options.summary.trim() === '') throw new Error('The compaction summary is empty; nothing was applied.');
   const draft: CompactionDraft = { summary: options.summary, firstKeptEntryId: proposal.firstKeptEntryId, files: proposal.files, ...(proposal.turnPrefixSummary !== undefined ? { turnPrefixSummary: proposal.turnPrefixSummary } : {}) };

@@ -1,5 +1,5 @@
 // Reads model ids and their limits from a /models listing, whichever server-specific fields it uses; every number bounded.
-import { boundedWindow, WINDOW_BOUNDS } from '../budget/contextWindow';
+import { boundedWindow, WINDOW_BOUNDS } from './contextWindow';
 
 export interface ModelInfo {
   id: string;

@@ -1,5 +1,5 @@
 // Recognizes "the prompt does not fit the context window" in each server's error shape, and silent overflow in usage.
-import { boundedWindow } from '../budget/contextWindow';
+import { boundedWindow } from './contextWindow';
 
 export interface OverflowPattern {
   provider: string;

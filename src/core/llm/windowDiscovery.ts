@@ -1,5 +1,5 @@
 // Asks a local server for the context window it runs a model with (Ollama /api/ps, llama.cpp /props, LM Studio /api/v1 and /api/v0).
-import { boundedWindow } from '../budget/contextWindow';
+import { boundedWindow } from './contextWindow';
 import type { ResolvedFlavor } from './endpointFlags';
 
 /** Fetches JSON from a path on the configured server's root; rejects on any failure. */

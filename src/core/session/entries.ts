@@ -230,8 +230,6 @@ export type SessionEntry =
   | FileRestoreEntry
   | OpaqueEntry;
 
-export type EntryType = SessionEntry['type'];
-
 export function isMessageEntry(entry: SessionEntry): entry is MessageEntry {
   return entry.type === 'user' || entry.type === 'assistant' || entry.type === 'toolResult';
 }

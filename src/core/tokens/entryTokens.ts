@@ -61,16 +61,6 @@ function countInto(table: Map<string, number>, entry: MessageEntry, counter: Tok
   return tokens;
 }
 
-/** Tokens one message entry costs in the prompt, counted once per encoding and variant. */
-export function countEntry(
-  entry: MessageEntry,
-  counter: TokenCounter,
-  cache: CountCache,
-  variant: CountVariant = 'full',
-): number {
-  return countInto(cache.table(counter.encoding, variant), entry, counter, variant);
-}
-
 /** Per-entry counts the planners take: full tokens and pruned-placeholder tokens of tool results. */
 export interface EntryCounts {
   full: ReadonlyMap<string, number>;

@@ -1,6 +1,6 @@
 // Turns the meter's budget and the session path into the status bar's and panel's BudgetView.
 import type { Budget } from '../budget/budget';
-import type { ContextWindowSource } from '../budget/contextWindow';
+import type { ContextWindowSource } from '../llm/contextWindow';
 import type { CompactionEntry, SessionEntry } from '../session/entries';
 import type { BudgetView } from '../../shared/panelViewModels';
 import { awaitingCompactionConsent } from '../compaction/compactionUndo';

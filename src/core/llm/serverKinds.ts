@@ -1,7 +1,7 @@
 // The servers the guided endpoint setup offers: default URL, flavor, whether a key is needed, and what to say when listing fails.
-import { detectFlavor } from '../llm/endpointFlags';
-import type { ModelErrorKind } from '../llm/modelStream';
-import type { EndpointFlavor } from './settings';
+import { detectFlavor } from './endpointFlags';
+import type { ModelErrorKind } from './modelStream';
+import type { EndpointFlavor } from '../settings/settings';
 
 export type ServerKindId = 'openai' | 'openrouter' | 'azure' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'other';
 

@@ -1,16 +1,16 @@
 // WorkspaceAccess on node:fs and child_process, for tests, the CLI and the demo.
 import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
-import { compileGlob, SKIPPED_FOLDERS } from './globPattern';
-import { IgnoreRules, loadIgnoreRules } from './ignoreRules';
-import type { SafePath } from './pathSafety';
-import { resolveSafely } from './pathSafety';
-import { readRegularFile, readRegularText, writeFileAtomically } from './safeFileIo';
-import { runShellCommand } from './shellCommand';
-import type { SearchCandidate } from './textSearch';
-import { SEARCH_LIMITS, searchCandidates } from './textSearch';
-import type { ConfirmChange, DirEntry, SearchOptions, SearchResult, TextEdit, WorkspaceAccess, WorkspaceFileStat } from './workspaceAccess';
-import { compilePattern, WorkspaceRefusal } from './workspaceAccess';
+import { compileGlob, SKIPPED_FOLDERS } from '../../src/core/tools/globPattern';
+import { IgnoreRules, loadIgnoreRules } from '../../src/core/tools/ignoreRules';
+import type { SafePath } from '../../src/core/tools/pathSafety';
+import { resolveSafely } from '../../src/core/tools/pathSafety';
+import { readRegularFile, readRegularText, writeFileAtomically } from '../../src/core/tools/safeFileIo';
+import { runShellCommand } from '../../src/core/tools/shellCommand';
+import type { SearchCandidate } from '../../src/core/tools/textSearch';
+import { SEARCH_LIMITS, searchCandidates } from '../../src/core/tools/textSearch';
+import type { ConfirmChange, DirEntry, SearchOptions, SearchResult, TextEdit, WorkspaceAccess, WorkspaceFileStat } from '../../src/core/tools/workspaceAccess';
+import { compilePattern, WorkspaceRefusal } from '../../src/core/tools/workspaceAccess';
 
 export interface NodeWorkspaceOptions {
   trusted: boolean;
