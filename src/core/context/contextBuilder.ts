@@ -87,6 +87,29 @@ export function openRequest(path: readonly SessionEntry[]): UserEntry | undefine
   return undefined;
 }
 
+/** The latest compaction on the path up to and including an entry, with its index: one answer per entry (its prefix is fixed). */
+const latestByEntry = new WeakMap<SessionEntry, { compaction: CompactionEntry; index: number } | null>();
+/** What each compaction carries (fixed by the entries before it). */
+const carriedByCompaction = new WeakMap<CompactionEntry, UserEntry | null>();
+
+/** The latest compaction on `path`; walks back only over entries not seen before, so it costs O(1) per appended entry. */
+function latestCompactionOn(path: readonly SessionEntry[]): { compaction: CompactionEntry; index: number } | null {
+  let from = path.length - 1;
+  while (from >= 0 && !latestByEntry.has(path[from] as SessionEntry)) from--;
+  let latest = from >= 0 ? (latestByEntry.get(path[from] as SessionEntry) ?? null) : null;
+  // A cached answer holds only when it is on this path at the same place (the entry's prefix is its own).
+  if (latest && path[latest.index] !== latest.compaction) {
+    latest = null;
+    from = -1;
+  }
+  for (let index = from + 1; index < path.length; index++) {
+    const entry = path[index] as SessionEntry;
+    if (entry.type === 'compaction') latest = { compaction: entry, index };
+    latestByEntry.set(entry, latest);
+  }
+  return latest;
+}
+
 /**
  * The request of the turn the latest compaction cut into (its first kept entry is not the person's
  * message): the message buildContext carries verbatim after the summary for as long as that compaction is
@@ -94,18 +117,20 @@ export function openRequest(path: readonly SessionEntry[]): UserEntry | undefine
  * names it (sent once). Undefined when the cut fell at a turn start or nothing was compacted.
  */
 export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undefined {
-  let at = -1;
-  for (let index = path.length - 1; index >= 0; index--) {
-    if (path[index]?.type === 'compaction') {
-      at = index;
-      break;
-    }
-  }
-  const compaction = at >= 0 ? (path[at] as CompactionEntry) : undefined;
-  if (!compaction || compaction.firstKeptEntryId === null) return undefined;
+  const latest = latestCompactionOn(path);
+  if (!latest) return undefined;
+  const known = carriedByCompaction.get(latest.compaction);
+  if (known !== undefined) return known ?? undefined;
+  const carried = requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId);
+  carriedByCompaction.set(latest.compaction, carried ?? null);
+  return carried;
+}
+
+function requestCutInto(path: readonly SessionEntry[], at: number, firstKeptEntryId: string | null): UserEntry | undefined {
+  if (firstKeptEntryId === null) return undefined;
   let firstKept = -1;
   for (let index = at - 1; index >= 0; index--) {
-    if (path[index]?.id === compaction.firstKeptEntryId) {
+    if (path[index]?.id === firstKeptEntryId) {
       firstKept = index;
       break;
     }
