@@ -11,8 +11,10 @@ export interface Checkpoint {
   /** "You: fix the parser", or what an earlier restore did. */
   title: string;
   when: string;
-  /** Workspace paths the agent (or a restore) changed from this point on, in the order first changed. */
+  /** Workspace paths the agent (or a restore) changed from this point on, in the order first changed (the first few). */
   files: string[];
+  /** How many files changed from this point on (`files` names the first CHECKPOINT_FILES_LISTED of them). */
+  fileCount: number;
   /** The conversation can go back to before this point (false for the session's very first entry). */
   conversation: boolean;
 }
@@ -40,28 +42,73 @@ function sameContent(a: BlobRef | null | undefined, b: BlobRef | null | undefine
   return a !== undefined && b !== undefined && a.sha256 === b.sha256;
 }
 
-function restoreTitle(entry: FileRestoreEntry, path: readonly SessionEntry[]): string {
-  const target = path.find((candidate) => candidate.id === entry.targetId);
+function restoreTitle(entry: FileRestoreEntry, target: SessionEntry | undefined): string {
   const what = target && isMessageEntry(target) ? ` to before "${entryTitle(target).replace(/^You: /, '')}"` : '';
   return `Restore of ${entry.changes.length} file${entry.changes.length === 1 ? '' : 's'}${what}`;
 }
 
-/** The branch's checkpoints, newest first: every request, and every file restore (so a restore can be undone). */
-export function checkpoints(path: readonly SessionEntry[]): Checkpoint[] {
+/** How many file names one checkpoint carries; `fileCount` says how many changed in all. */
+export const CHECKPOINT_FILES_LISTED = 50;
+
+/**
+ * Paths in the order they were first changed, as a walk back through the branch meets them: a path met again
+ * moves to the front in O(1) (a linked list keyed by path), so the walk is linear in the changes it meets.
+ */
+class FirstChangeOrder {
+  private readonly next = new Map<string, string | undefined>();
+  private readonly previous = new Map<string, string | undefined>();
+  private head: string | undefined;
+
+  get size(): number {
+    return this.next.size;
+  }
+
+  moveToFront(path: string): void {
+    if (this.head === path) return;
+    if (this.next.has(path)) {
+      const before = this.previous.get(path);
+      const after = this.next.get(path);
+      if (before !== undefined) this.next.set(before, after);
+      if (after !== undefined) this.previous.set(after, before);
+    }
+    this.next.set(path, this.head);
+    this.previous.set(path, undefined);
+    if (this.head !== undefined) this.previous.set(this.head, path);
+    this.head = path;
+  }
+
+  first(count: number): string[] {
+    const found: string[] = [];
+    for (let at = this.head; at !== undefined && found.length < count; at = this.next.get(at)) found.push(at);
+    return found;
+  }
+}
+
+/**
+ * The branch's checkpoints, newest first: every request, and every file restore (so a restore can be undone).
+ * Linear in the branch: each checkpoint names at most CHECKPOINT_FILES_LISTED files (and counts the rest), and
+ * the walk stops after `limit` checkpoints (the panel shows the newest few).
+ */
+export function checkpoints(path: readonly SessionEntry[], limit = Number.POSITIVE_INFINITY): Checkpoint[] {
   const found: Checkpoint[] = [];
-  // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
-  let laterOrder: string[] = [];
-  for (let index = path.length - 1; index >= 0; index--) {
+  const order = new FirstChangeOrder();
+  let byId: Map<string, SessionEntry> | undefined;
+  for (let index = path.length - 1; index >= 0 && found.length < limit; index--) {
     const entry = path[index] as SessionEntry;
-    for (const change of [...changesOf(entry)].reverse()) laterOrder = [change.path, ...laterOrder.filter((known) => known !== change.path)];
+    const changes = changesOf(entry);
+    // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
+    for (let at = changes.length - 1; at >= 0; at--) order.moveToFront((changes[at] as FileChange).path);
     const isRequest = entry.type === 'user' && !entry.synthetic;
     if (!isRequest && entry.type !== 'fileRestore') continue;
+    if (entry.type === 'fileRestore') byId ??= new Map(path.map((candidate) => [candidate.id, candidate]));
+    const title = entry.type === 'fileRestore' ? restoreTitle(entry, byId?.get(entry.targetId)) : entryTitle(entry);
     found.push({
       entryId: entry.id,
       kind: isRequest ? 'request' : 'restore',
-      title: entry.type === 'fileRestore' ? restoreTitle(entry, path) : entryTitle(entry),
+      title,
       when: entry.timestamp,
-      files: [...laterOrder],
+      files: order.first(CHECKPOINT_FILES_LISTED),
+      fileCount: order.size,
       conversation: index > 0,
     });
   }
