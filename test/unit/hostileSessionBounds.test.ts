@@ -9,6 +9,7 @@ import { parseLog } from '../../src/core/session/logParser';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { WARNINGS_SHOWN } from '../../src/core/session/warningSummary';
 import { BlobStore } from '../../src/core/storage/blobStore';
+import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { forwardRingSession, mixedHostileSession } from '../support/hostileSessions';
 import { tempDir } from '../support/sessionTempDir';
 
@@ -39,7 +40,7 @@ describe('a 2 MB session whose parents form one forward ring', () => {
 
   it('verify reports counts and the first few of each list', async () => {
     const parsed = parseLog(mixedHostileSession(2_000_000), 'mixed.jsonl');
-    const report = await buildVerifyReport(parsed, new BlobStore(nodePath.join(dir, 'blobs')));
+    const report = await buildVerifyReport(parsed, new BlobStore(nodePath.join(dir, 'blobs'), nodeFileIo));
     expect(report.counts.corruptLines).toBe(parsed.corrupt.length);
     expect(report.corruptLines.length).toBe(WARNINGS_SHOWN);
     expect(report.counts.danglingParents).toBeGreaterThan(WARNINGS_SHOWN);
