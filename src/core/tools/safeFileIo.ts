@@ -29,7 +29,7 @@ export function unsafeFileReason(stats: { isFile(): boolean; isDirectory(): bool
 }
 
 function refuseFile(shown: string, why: string): never {
-  throw new WorkspaceRefusal(`Refused ${JSON.stringify(shown)}: ${why}.`);
+  throw new WorkspaceRefusal(`Refused ${JSON.stringify(shown.length > 200 ? `${shown.slice(0, 200)}...` : shown)}: ${why}.`);
 }
 
 /**
