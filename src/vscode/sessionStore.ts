@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { importPiFile } from '../core/import/piImport';
+import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog } from '../core/session/sessionLog';
 import { nodeFileIo } from '../core/storage/fileIo';
@@ -78,7 +79,7 @@ export class SessionStore implements vscode.Disposable {
   }
 
   private async openLog(record: SessionRecord): Promise<OpenedSession> {
-    const file = path.join(this.sessionsDir, record.file);
+    const file = this.filePath(record);
     try {
       const { log, warnings } = await SessionLog.open(file);
       this.report(warnings, `session "${record.title}"`);
@@ -111,9 +112,9 @@ export class SessionStore implements vscode.Disposable {
     return { record, warnings: result.warnings };
   }
 
-  /** Where a session's log lives. */
+  /** Where a session's log lives: always a log file in the sessions folder (throws for a record naming anything else). */
   filePath(record: SessionRecord): string {
-    return path.join(this.sessionsDir, record.file);
+    return confinedSessionFile(this.sessionsDir, record.file);
   }
 
   /**
@@ -124,11 +125,12 @@ export class SessionStore implements vscode.Disposable {
     await this.ensureLoaded();
     const record = this.index.get(id);
     if (!record) return;
+    const logFile = this.filePath(record);
     const opening = this.open.get(id);
     this.open.delete(id);
     if (opening) await (await opening).log.close();
     await this.index.remove(id);
-    for (const file of [record.file, record.file.replace(/\.jsonl$/, '.quarantine.jsonl')]) {
+    for (const file of [path.basename(logFile), path.basename(logFile).replace(/\.jsonl$/, '.quarantine.jsonl')]) {
       const uri = vscode.Uri.file(path.join(this.sessionsDir, file));
       try {
         await vscode.workspace.fs.stat(uri);

@@ -1,6 +1,7 @@
 // File checkpoints: the points on a branch the files (and the conversation) can go back to, and the restore itself.
 import type { BlobRef, FileChange, FileRestoreEntry, SessionEntry, UserAttachment } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
+import * as nodePath from 'node:path';
 import { resolveLexically } from '../tools/pathSafety';
 import { entryTitle } from '../views/historyView';
 
@@ -168,9 +169,23 @@ export interface RestoreOutcome {
 }
 
 /**
+ * Why the path a restore shows is not the file it would write (a hand-edited or hostile session can make them
+ * differ), or undefined when `path` names `absolute`: resolved against the workspace roots, it must land on
+ * exactly the absolute path written.
+ */
+export function shownPathMismatch(item: Pick<RestoreItem, 'path' | 'absolute'>, roots: readonly string[]): string | undefined {
+  const written = resolveLexically(item.absolute, roots).absolute;
+  // A path is shown relative to the root it is in (any of them), or absolute.
+  const candidates = nodePath.isAbsolute(item.path) ? [item.path] : roots.map((root) => nodePath.resolve(root, item.path));
+  if (candidates.some((candidate) => nodePath.normalize(candidate) === written)) return undefined;
+  const clip = (text: string): string => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  return `the session shows it as ${clip(item.path)} but would write ${clip(item.absolute)}; nothing was written`;
+}
+
+/**
  * Puts each restorable file back to its target content. The content it replaces goes to the blob store first,
- * so the restore itself can be undone. A file outside the workspace roots (a hand-edited session) is refused;
- * one failure does not stop the others.
+ * so the restore itself can be undone. A file outside the workspace roots (a hand-edited session), or one whose
+ * shown path names another file than the one written, is refused; one failure does not stop the others.
  */
 export async function applyFileRestore(items: readonly RestoreItem[], port: RestorePort, blobs: BlobAccess, roots: readonly string[]): Promise<RestoreOutcome> {
   const outcome: RestoreOutcome = { changes: [], failed: [] };
@@ -178,6 +193,8 @@ export async function applyFileRestore(items: readonly RestoreItem[], port: Rest
     try {
       if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then)');
       resolveLexically(item.absolute, roots);
+      const mismatch = shownPathMismatch(item, roots);
+      if (mismatch) throw new Error(mismatch);
       const target = item.target === null ? null : await blobs.read(item.target);
       const now = await port.read(item.absolute);
       if (now === target) continue;
