@@ -5,6 +5,7 @@ import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog } from '../core/session/sessionLog';
+import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
 import type { Logger } from './logger';
@@ -18,6 +19,8 @@ export class SessionStore implements vscode.Disposable {
   private readonly index: SessionIndexStore;
   private readonly open = new Map<string, Promise<OpenedSession>>();
   private loaded: Promise<void> | undefined;
+  /** What the last delete freed in the blob store (snapshots, images, large outputs no other session names). */
+  lastCollection: BlobCollection | undefined;
 
   constructor(
     /** `context.storageUri` (or the global storage when no folder is open), as a file path. */
@@ -144,6 +147,18 @@ export class SessionStore implements vscode.Disposable {
         await vscode.workspace.fs.createDirectory(deleted);
         await vscode.workspace.fs.rename(uri, vscode.Uri.joinPath(deleted, file), { overwrite: true });
       }
+    }
+    await this.collectBlobs();
+  }
+
+  /** Removes the blobs no session refers to any more; a failure is logged, never fails the delete. */
+  private async collectBlobs(): Promise<void> {
+    this.lastCollection = undefined;
+    try {
+      this.lastCollection = await collectUnreferencedBlobs(nodeFileIo, this.sessionsDir, path.join(this.sessionsDir, 'blobs'));
+      this.logger.info(`blob store: removed ${this.lastCollection.removed} blobs no session refers to (${this.lastCollection.bytesFreed} bytes), kept ${this.lastCollection.kept}`);
+    } catch (error) {
+      this.logger.warn(`blob store: could not remove unused blobs: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

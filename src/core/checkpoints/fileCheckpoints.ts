@@ -191,7 +191,7 @@ export async function applyFileRestore(items: readonly RestoreItem[], port: Rest
   const outcome: RestoreOutcome = { changes: [], failed: [] };
   for (const item of items) {
     try {
-      if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then)');
+      if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then, or it was above compactionAgent.tools.snapshotMaxBytes)');
       resolveLexically(item.absolute, roots);
       const mismatch = shownPathMismatch(item, roots);
       if (mismatch) throw new Error(mismatch);
