@@ -89,6 +89,13 @@ const FAMILIES = [
     needs: ['src/core/tools/textSearch.ts', 'src/core/tools/safeFileIo.ts', 'src/core/tools/shellCommand.ts'],
     limitSeconds: 150,
   },
+  {
+    name: 'hostile sessions',
+    script: 'hostileSessions',
+    children: [],
+    needs: ['src/core/session/warningSummary.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
+    limitSeconds: 240,
+  },
 ];
 
 async function bundle(family) {

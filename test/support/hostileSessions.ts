@@ -60,3 +60,32 @@ export function mixedHostileSession(bytes: number, lineBytes = 100): Buffer {
   }
   return linesToBytes(rows);
 }
+
+/** A chain whose entries, one in `every`, are rewritten by `mutate` (id, parent) before they are written. */
+function chainWith(bytes: number, every: number, mutate: (n: number, count: number) => { id?: string; parentId?: string | null; raw?: string }, lineBytes = 100): Buffer {
+  const count = entriesFor(bytes, lineBytes);
+  const filler = 'x'.repeat(Math.max(0, lineBytes - 110));
+  const rows: Array<Row | string> = [header('shaped')];
+  for (let n = 0; n < count; n++) {
+    const change = n > 0 && n % every === 0 ? mutate(n, count) : {};
+    if (change.raw !== undefined) {
+      rows.push(change.raw);
+      continue;
+    }
+    rows.push(messageRow(n, change.id ?? `e${n}`, change.parentId === undefined ? (n === 0 ? null : `e${n - 1}`) : change.parentId, filler));
+  }
+  return linesToBytes(rows);
+}
+
+/** Every hostile shape the fault family and the benchmark load, by name, each made to about `bytes` bytes. */
+export const HOSTILE_SHAPES: Readonly<Record<string, (bytes: number) => Buffer>> = {
+  forwardRing: (bytes) => forwardRingSession(bytes),
+  mixed: (bytes) => mixedHostileSession(bytes),
+  ringToTheStart: (bytes) => chainWith(bytes, 1, (n) => ({ parentId: n === 1 ? `e${entriesFor(bytes, 100) - 1}` : `e${n - 1}` })),
+  everySelfParent: (bytes) => chainWith(bytes, 1, (n) => ({ parentId: `e${n}` })),
+  manyTwoCycles: (bytes) => chainWith(bytes, 2, (n) => ({ parentId: `e${n + 1}` })),
+  everyParentMissing: (bytes) => chainWith(bytes, 1, (n) => ({ parentId: `gone${n}` })),
+  everyIdReused: (bytes) => chainWith(bytes, 1, () => ({ id: 'same' })),
+  everyOtherLineCut: (bytes) => chainWith(bytes, 2, (n) => ({ raw: JSON.stringify(messageRow(n, `e${n}`, `e${n - 1}`, '')).slice(0, 30) })),
+  hugeIds: (bytes) => chainWith(bytes, 50, (n) => ({ id: `${'i'.repeat(4000)}${n}`, parentId: `${'p'.repeat(4000)}${n}` }), 100),
+};
