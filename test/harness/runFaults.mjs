@@ -96,6 +96,13 @@ const FAMILIES = [
     needs: ['src/core/session/warningSummary.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
     limitSeconds: 240,
   },
+  {
+    name: 'hostile images',
+    script: 'hostileImages',
+    children: [],
+    needs: ['src/core/context/imageSniff.ts', 'src/core/llm/imageRejections.ts'],
+    limitSeconds: 60,
+  },
 ];
 
 async function bundle(family) {
