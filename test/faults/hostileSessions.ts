@@ -141,7 +141,7 @@ function checkpointCases(): HostileCase[] {
 runFamily('hostile sessions', async () => {
   const root = mkdtempSync(nodePath.join(tmpdir(), 'faults-sessions-'));
   try {
-    return await runCases('hostile sessions', [...sessionCases(root), ...checkpointCases()], () => `${Object.keys(HOSTILE_SHAPES).length} 2 MB shapes × 4 readers`);
+    return await runCases('hostile sessions', [...sessionCases(root), ...checkpointCases()], () => `${Object.keys(HOSTILE_SHAPES).length} 2 MB shapes × 4 readers, ${CHECKPOINT_SHAPES.length} checkpoint lists`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -103,6 +103,20 @@ const FAMILIES = [
     needs: ['src/core/context/imageSniff.ts', 'src/core/llm/imageRejections.ts'],
     limitSeconds: 60,
   },
+  {
+    name: 'storage lifecycle',
+    script: 'storageLifecycle',
+    children: [],
+    needs: ['src/core/storage/blobCollector.ts', 'src/core/checkpoints/changeRecorder.ts'],
+    limitSeconds: 90,
+  },
+  {
+    name: 'confined storage',
+    script: 'confinedStorage',
+    children: [],
+    needs: ['src/core/session/sessionFiles.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
+    limitSeconds: 60,
+  },
 ];
 
 async function bundle(family) {
