@@ -117,6 +117,13 @@ const FAMILIES = [
     needs: ['src/core/session/sessionFiles.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
     limitSeconds: 60,
   },
+  {
+    name: 'markdown export',
+    script: 'markdownExport',
+    children: [],
+    needs: ['src/core/session/sessionMarkdown.ts'],
+    limitSeconds: 60,
+  },
 ];
 
 async function bundle(family) {

@@ -43,7 +43,7 @@ describe('session export as Markdown', () => {
     let open: string | undefined;
     const headings: string[] = [];
     let rawHtml = false;
-    for (const line of markdown.split('\n')) {
+    for (const line of markdown.split(/\r\n?|\n/)) {
       const fence = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/.exec(line);
       if (open !== undefined) {
         if (fence && fence[1]?.[0] === open[0] && (fence[1]?.length ?? 0) >= open.length && !fence[2]?.trim()) open = undefined;

@@ -44,7 +44,8 @@ const OPEN_HTML = /<(?=[!?/a-zA-Z])/g;
  * block can swallow the rest of the document.
  */
 export function closedMarkdown(text: string): string {
-  const lines = text.split('\n');
+  // A lone carriage return ends a line too (CommonMark), so it is one here as well.
+  const lines = text.split(/\r\n?|\n/);
   let open: { char: string; length: number } | undefined;
   const out = lines.map((line) => {
     const fence = FENCE_LINE.exec(line);
