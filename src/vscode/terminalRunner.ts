@@ -1,5 +1,6 @@
 // Runs run_command in a visible "@agent" terminal through shell integration, when the user prefers to watch commands run.
 import * as vscode from 'vscode';
+import { stopCommand, TerminalPool, type StoppableTerminal } from '../core/tools/commandStop';
 import { killDescendants } from '../core/tools/processTree';
 import { BoundedOutput } from '../core/tools/shellCommand';
 import { cleanTerminalOutput } from '../core/tools/terminalOutput';
@@ -8,10 +9,6 @@ import type { CommandOptions, CommandResult } from '../core/tools/workspaceAcces
 const TERMINAL_NAME = '@agent';
 /** How long a new terminal gets to activate shell integration before the hidden runner takes the command. */
 const INTEGRATION_WAIT_MS = 5000;
-/** After a cancel's or timeout's Ctrl+C, how long the command gets to end before its processes are killed. */
-const INTERRUPT_GRACE_MS = 1500;
-/** After the kill, how long the end is awaited before the terminal is closed and the command given up on. */
-const KILL_GRACE_MS = 1000;
 /** After the command ends, how long its last output is still read. */
 const DRAIN_MS = 300;
 
@@ -36,23 +33,15 @@ function waitForIntegration(terminal: vscode.Terminal): Promise<vscode.TerminalS
   });
 }
 
-/** Stops a running command for real: Ctrl+C, then a kill of everything below the terminal's shell, then the terminal itself. */
-async function stopCommand(terminal: vscode.Terminal, ended: Promise<unknown>): Promise<'interrupted' | 'killed' | 'closed'> {
-  const within = (ms: number): Promise<boolean> => Promise.race([ended.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
-  terminal.sendText('\u0003', false);
-  if (await within(INTERRUPT_GRACE_MS)) return 'interrupted';
-  const shell = await terminal.processId;
-  if (shell !== undefined) {
-    // Twice: a parent killed in the first round cannot have forked a child the second misses.
-    await killDescendants(shell);
-    await killDescendants(shell);
-  }
-  if (await within(KILL_GRACE_MS)) return 'killed';
-  terminal.dispose();
-  return 'closed';
+/** The "@agent" terminal as the stop sequence sees it. */
+function stoppable(terminal: vscode.Terminal): StoppableTerminal {
+  return {
+    interrupt: () => terminal.sendText('\u0003', false),
+    shellPid: () => Promise.resolve(terminal.processId),
+    killBelow: (shell) => killDescendants(shell),
+    close: () => terminal.dispose(),
+  };
 }
-
-type TerminalState = 'idle' | 'running' | 'stuck';
 
 /**
  * Owns the "@agent" terminals; disposed with the extension. A terminal is reused only when its last command is
@@ -60,38 +49,29 @@ type TerminalState = 'idle' | 'running' | 'stuck';
  * command was not seen to end even after the kill is closed, with what still runs in it.
  */
 export class TerminalRunner implements vscode.Disposable {
-  private readonly terminals = new Map<vscode.Terminal, TerminalState>();
+  private readonly pool = new TerminalPool<vscode.Terminal>((terminal) => terminal.exitStatus !== undefined);
 
   /** Resolves undefined when shell integration is not available (Windows, or a shell without it): use the hidden runner. */
   async run(command: string, cwd: string, options: CommandOptions): Promise<CommandResult | undefined> {
     if (process.platform === 'win32') return undefined;
     const terminal = this.terminalFor(cwd);
-    this.terminals.set(terminal, 'running');
     terminal.show(true);
     const integration = await waitForIntegration(terminal);
     if (!integration) {
-      this.terminals.set(terminal, 'idle');
+      this.pool.release(terminal);
       return undefined;
     }
     const { result, ended } = await this.execute(integration, `cd ${quoted(cwd)} && ${command}`, terminal, options);
-    if (terminal.exitStatus !== undefined) this.terminals.delete(terminal);
-    else this.terminals.set(terminal, ended ? 'idle' : 'stuck');
+    this.pool.finished(terminal, ended);
     return result;
   }
 
-  /** An idle "@agent" terminal, or a new one; closed and stuck terminals are dropped (a stuck one is killed first). */
+  /** An idle "@agent" terminal, or a new one; a stuck one is closed after what still runs in it is killed. */
   private terminalFor(cwd: string): vscode.Terminal {
-    let idle: vscode.Terminal | undefined;
-    for (const [terminal, state] of [...this.terminals]) {
-      if (terminal.exitStatus !== undefined) this.terminals.delete(terminal);
-      else if (state === 'stuck') {
-        this.terminals.delete(terminal);
-        void this.retire(terminal);
-      } else if (state === 'idle') idle ??= terminal;
-    }
+    const idle = this.pool.take((stuck) => void this.retire(stuck));
     if (idle) return idle;
     const created = vscode.window.createTerminal({ name: TERMINAL_NAME, cwd, iconPath: new vscode.ThemeIcon('hubot') });
-    this.terminals.set(created, 'idle');
+    this.pool.add(created);
     return created;
   }
 
@@ -130,7 +110,7 @@ export class TerminalRunner implements vscode.Disposable {
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
-      void stopCommand(terminal, ended).then(markStopped, markStopped);
+      void stopCommand(stoppable(terminal), ended).then(markStopped, markStopped);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -157,7 +137,7 @@ export class TerminalRunner implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const terminal of this.terminals.keys()) terminal.dispose();
-    this.terminals.clear();
+    for (const terminal of this.pool.all()) terminal.dispose();
+    this.pool.clear();
   }
 }

@@ -124,6 +124,13 @@ const FAMILIES = [
     needs: ['src/core/session/sessionMarkdown.ts'],
     limitSeconds: 60,
   },
+  {
+    name: 'terminal stop',
+    script: 'terminalStop',
+    children: [],
+    needs: ['src/core/tools/commandStop.ts', 'src/core/tools/processTree.ts'],
+    limitSeconds: 90,
+  },
 ];
 
 async function bundle(family) {
