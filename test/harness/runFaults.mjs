@@ -131,6 +131,13 @@ const FAMILIES = [
     needs: ['src/core/tools/commandStop.ts', 'src/core/tools/processTree.ts'],
     limitSeconds: 90,
   },
+  {
+    name: 'small hostile',
+    script: 'smallHostile',
+    children: [],
+    needs: ['src/core/storage/tempName.ts', 'src/core/llm/openaiChatClient.ts', 'src/core/tools/pathSafety.ts'],
+    limitSeconds: 60,
+  },
 ];
 
 async function bundle(family) {
