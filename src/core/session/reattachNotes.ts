@@ -1,7 +1,7 @@
 // Says, in the warning of each set-aside line, which entries below it were reattached and to what: told once, on the repair.
 import type { BadLine, ParsedLog } from './logParser';
 import type { Reattachment } from './sessionTree';
-import { clipText, summariseWarnings } from './warningSummary';
+import { clipText, summariseWarnings, WARNINGS_SHOWN } from './warningSummary';
 
 const LISTED = 3;
 
@@ -40,19 +40,20 @@ function notedWarnings(parsed: ParsedLog, reattached: readonly Reattachment[]): 
   if (reattached.length === 0 || parsed.corrupt.length === 0) return warnings;
   const lineOf = new Map<object, number>();
   parsed.entries.forEach((entry, index) => lineOf.set(entry, parsed.entryLines[index] ?? 0));
-  const notes = new Map<number, string[]>();
+  // Only the warnings shown one by one get notes; each names its first few entries and counts the rest.
+  const notes = new Map<number, { shown: string[]; count: number }>();
   for (const moved of reattached) {
     const line = lineOf.get(moved.entry);
     const index = line === undefined ? -1 : lastBadAbove(parsed.corrupt, line);
-    if (line === undefined || index < 0) continue;
-    const list = notes.get(index) ?? [];
-    list.push(describe(moved, line));
-    notes.set(index, list);
+    if (line === undefined || index < 0 || index >= WARNINGS_SHOWN) continue;
+    const note = notes.get(index) ?? { shown: [], count: 0 };
+    note.count++;
+    if (note.shown.length < LISTED) note.shown.push(describe(moved, line));
+    notes.set(index, note);
   }
-  for (const [index, list] of notes) {
-    const shown = list.slice(0, LISTED).join('; ');
-    const more = list.length > LISTED ? `; and ${list.length - LISTED} more` : '';
-    warnings[index] = `${warnings[index] ?? ''}; its entry was a parent, so nothing below it is lost: ${shown}${more}`;
+  for (const [index, note] of notes) {
+    const more = note.count > LISTED ? `; and ${note.count - LISTED} more` : '';
+    warnings[index] = `${warnings[index] ?? ''}; its entry was a parent, so nothing below it is lost: ${note.shown.join('; ')}${more}`;
   }
   return warnings;
 }
