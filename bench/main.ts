@@ -10,6 +10,7 @@ import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
 import { costFigures, costRows, costTables, runCostReplay, type CostRun } from './costBench';
 import { costTuning } from './costTuning';
 import { incrementalBench } from './incrementalBench';
+import { hostileLoadBench } from './hostileLoadBench';
 import { pathologicalBench } from './pathologicalBench';
 import { planningBench } from './planningBench';
 import { responsivenessBench } from './responsivenessBench';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       },
     ],
     ['pathological input', () => pathologicalBench(counter, n(5))],
+    ['hostile session load', () => hostileLoadBench(n(5))],
     [
       'cost per session',
       async () => {

@@ -54,10 +54,11 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
 }
 
 function changedFiles(point: CheckpointView): string {
-  if (point.files.length === 0) return 'no file changed since';
+  const count = point.fileCount ?? point.files.length;
+  if (count === 0) return 'no file changed since';
   const shown = point.files.slice(0, 3).join(', ');
-  const more = point.files.length > 3 ? ` and ${point.files.length - 3} more` : '';
-  return `${point.files.length} file${point.files.length === 1 ? '' : 's'} changed since: ${shown}${more}`;
+  const more = count > 3 ? ` and ${count - 3} more` : '';
+  return `${count} file${count === 1 ? '' : 's'} changed since: ${shown}${more}`;
 }
 
 /** Every request is a checkpoint: the files the agent changed since, and the conversation, can go back to before it. */

@@ -102,8 +102,10 @@ export interface CheckpointView {
   title: string;
   /** ISO timestamp. */
   when: string;
-  /** Files changed from this point on. */
+  /** Files changed from this point on (the first few when there are many). */
   files: string[];
+  /** How many files changed from this point on (absent in states saved by older versions: then files.length). */
+  fileCount?: number;
 }
 
 export interface HistoryView {

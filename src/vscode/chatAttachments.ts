@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { AttachmentSource } from '../core/agent/userAttachments';
 import { readRegularFile } from '../core/tools/safeFileIo';
 import { IMAGE_MIME_TYPES, MAX_IMAGE_BYTES } from '../core/context/userImages';
+import { refusedImage, sniffImage } from '../core/context/imageSniff';
 
 /** Attached files above this size are not read (only a capped head and tail would reach the model anyway). */
 const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
@@ -99,37 +100,46 @@ function shownName(reference: vscode.ChatPromptReference): string {
   return reference.modelDescription ?? reference.id;
 }
 
-function imageMimeOf(path: string): string | undefined {
-  return IMAGE_MIME_TYPES[nodePath.extname(path).slice(1).toLowerCase()];
+/** Extensions treated as pictures (sent or refused by their bytes), not read as text. */
+const PICTURE_EXTENSIONS = new Set([...Object.keys(IMAGE_MIME_TYPES), 'svg', 'svgz', 'bmp', 'ico', 'cur', 'psd', 'tif', 'tiff', 'heic', 'heif', 'avif', 'jxl', 'apng']);
+
+function looksLikePicture(path: string): boolean {
+  return PICTURE_EXTENSIONS.has(nodePath.extname(path).slice(1).toLowerCase());
 }
 
 function tooLarge(name: string, bytes: number): string {
   return `Not sent: the image ${name} is ${(bytes / 1024 / 1024).toFixed(1)} MB; images above ${MAX_IMAGE_BYTES / 1024 / 1024} MB are refused by servers.`;
 }
 
-/** An image file (attached with #file, or picked by Attach Image): its bytes, or a sentence saying why it is not sent. */
+/** The image by its bytes, whatever its name or declared type says: a whole PNG, JPEG, GIF or WebP, or a sentence saying why not. */
+function checkedImage(name: string, bytes: Uint8Array): ImageSource | string {
+  const sniffed = sniffImage(bytes);
+  return 'error' in sniffed ? refusedImage(name, sniffed.error) : { name, mimeType: sniffed.mimeType, bytes };
+}
+
+/**
+ * An image file (attached with #file, or picked by Attach Image): its bytes, or a sentence saying why it is not
+ * sent. The format comes from the bytes. The user chose this file, so a hard link to it is read like any file.
+ */
 export async function readImageFile(uri: vscode.Uri): Promise<ImageSource | string> {
   const name = nodePath.basename(uri.path);
-  const mimeType = imageMimeOf(uri.path);
-  if (!mimeType) return `Not sent: ${name} is not a PNG, JPEG, GIF or WebP image.`;
   const stat = await vscode.workspace.fs.stat(uri);
   if (stat.size > MAX_IMAGE_BYTES) return tooLarge(name, stat.size);
-  const bytes = uri.scheme === 'file' ? await readRegularFile(uri.fsPath, name, MAX_IMAGE_BYTES) : await vscode.workspace.fs.readFile(uri);
-  return { name, mimeType, bytes };
+  const bytes = uri.scheme === 'file' ? await readRegularFile(uri.fsPath, name, MAX_IMAGE_BYTES, 'allow') : await vscode.workspace.fs.readFile(uri);
+  return checkedImage(name, bytes);
 }
 
 async function imageFromBinary(reference: vscode.ChatPromptReference, value: BinaryReference & { data: () => Thenable<Uint8Array> }): Promise<ImageSource | string> {
   const name = shownName(reference);
-  if (!Object.values(IMAGE_MIME_TYPES).includes(value.mimeType)) return `Not sent: ${name} (${value.mimeType}); images are sent as PNG, JPEG, GIF or WebP.`;
   const bytes = await value.data();
   if (bytes.length > MAX_IMAGE_BYTES) return tooLarge(name, bytes.length);
-  return { name, mimeType: value.mimeType, bytes };
+  return checkedImage(name, bytes);
 }
 
 async function sourceOf(reference: vscode.ChatPromptReference): Promise<AttachmentSource | ImageSource | string> {
   const value = reference.value;
   if (value instanceof vscode.Uri) {
-    return imageMimeOf(value.path) ? readImageFile(value) : fromUri(value);
+    return looksLikePicture(value.path) ? readImageFile(value) : fromUri(value);
   }
   if (value instanceof vscode.Location) return fromLocation(value);
   if (typeof value === 'string') return { name: reference.modelDescription ?? reference.id, text: value, readable: false };

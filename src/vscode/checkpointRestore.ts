@@ -105,7 +105,7 @@ export async function restoreFiles(session: AgentSession, entryId: string, items
 }
 
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
-  const files = point.files.length > 0 ? `${plural(point.files.length, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
+  const files = point.fileCount > 0 ? `${plural(point.fileCount, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
   return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 

@@ -2,8 +2,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { importPiFile } from '../core/import/piImport';
+import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog } from '../core/session/sessionLog';
+import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
 import type { Logger } from './logger';
@@ -17,6 +19,8 @@ export class SessionStore implements vscode.Disposable {
   private readonly index: SessionIndexStore;
   private readonly open = new Map<string, Promise<OpenedSession>>();
   private loaded: Promise<void> | undefined;
+  /** What the last delete freed in the blob store (snapshots, images, large outputs no other session names). */
+  lastCollection: BlobCollection | undefined;
 
   constructor(
     /** `context.storageUri` (or the global storage when no folder is open), as a file path. */
@@ -79,7 +83,7 @@ export class SessionStore implements vscode.Disposable {
   }
 
   private async openLog(record: SessionRecord): Promise<OpenedSession> {
-    const file = path.join(this.sessionsDir, record.file);
+    const file = this.filePath(record);
     try {
       const { log, warnings } = await SessionLog.open(file);
       this.report(warnings, `session "${record.title}"`);
@@ -112,9 +116,9 @@ export class SessionStore implements vscode.Disposable {
     return { record, warnings: result.warnings };
   }
 
-  /** Where a session's log lives. */
+  /** Where a session's log lives: always a log file in the sessions folder (throws for a record naming anything else). */
   filePath(record: SessionRecord): string {
-    return path.join(this.sessionsDir, record.file);
+    return confinedSessionFile(this.sessionsDir, record.file);
   }
 
   /**
@@ -125,11 +129,12 @@ export class SessionStore implements vscode.Disposable {
     await this.ensureLoaded();
     const record = this.index.get(id);
     if (!record) return;
+    const logFile = this.filePath(record);
     const opening = this.open.get(id);
     this.open.delete(id);
     if (opening) await (await opening).log.close();
     await this.index.remove(id);
-    for (const file of [record.file, record.file.replace(/\.jsonl$/, '.quarantine.jsonl')]) {
+    for (const file of [path.basename(logFile), path.basename(logFile).replace(/\.jsonl$/, '.quarantine.jsonl')]) {
       const uri = vscode.Uri.file(path.join(this.sessionsDir, file));
       try {
         await vscode.workspace.fs.stat(uri);
@@ -143,6 +148,18 @@ export class SessionStore implements vscode.Disposable {
         await vscode.workspace.fs.createDirectory(deleted);
         await vscode.workspace.fs.rename(uri, vscode.Uri.joinPath(deleted, file), { overwrite: true });
       }
+    }
+    await this.collectBlobs();
+  }
+
+  /** Removes the blobs no session refers to any more; a failure is logged, never fails the delete. */
+  private async collectBlobs(): Promise<void> {
+    this.lastCollection = undefined;
+    try {
+      this.lastCollection = await collectUnreferencedBlobs(nodeFileIo, this.sessionsDir, path.join(this.sessionsDir, 'blobs'));
+      this.logger.info(`blob store: removed ${this.lastCollection.removed} blobs no session refers to (${this.lastCollection.bytesFreed} bytes), kept ${this.lastCollection.kept}`);
+    } catch (error) {
+      this.logger.warn(`blob store: could not remove unused blobs: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

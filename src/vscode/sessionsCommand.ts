@@ -87,7 +87,9 @@ export async function manageSessions(sessions: AgentSessions, showPanel: () => v
       );
       if (confirm !== 'Delete') return;
       await sessions.remove(record.id);
-      void vscode.window.showInformationMessage(`Deleted the session "${record.title}".`);
+      const freed = sessions.store.lastCollection;
+      const note = freed && freed.removed > 0 ? ` Freed ${(freed.bytesFreed / 1024 / 1024).toFixed(1)} MB of file snapshots, images and long outputs no other session uses.` : '';
+      void vscode.window.showInformationMessage(`Deleted the session "${record.title}".${note}`);
       return;
     }
   }

@@ -1,5 +1,7 @@
 // Runs run_command in a visible "@agent" terminal through shell integration, when the user prefers to watch commands run.
 import * as vscode from 'vscode';
+import { stopCommand, TerminalPool, type StoppableTerminal } from '../core/tools/commandStop';
+import { killDescendants } from '../core/tools/processTree';
 import { BoundedOutput } from '../core/tools/shellCommand';
 import { cleanTerminalOutput } from '../core/tools/terminalOutput';
 import type { CommandOptions, CommandResult } from '../core/tools/workspaceAccess';
@@ -7,8 +9,6 @@ import type { CommandOptions, CommandResult } from '../core/tools/workspaceAcces
 const TERMINAL_NAME = '@agent';
 /** How long a new terminal gets to activate shell integration before the hidden runner takes the command. */
 const INTEGRATION_WAIT_MS = 5000;
-/** After the timeout's Ctrl+C, how long the end of the command is awaited before giving up on it. */
-const GIVE_UP_AFTER_MS = 5000;
 /** After the command ends, how long its last output is still read. */
 const DRAIN_MS = 300;
 
@@ -33,9 +33,23 @@ function waitForIntegration(terminal: vscode.Terminal): Promise<vscode.TerminalS
   });
 }
 
-/** Owns the "@agent" terminal; disposed with the extension. */
+/** The "@agent" terminal as the stop sequence sees it. */
+function stoppable(terminal: vscode.Terminal): StoppableTerminal {
+  return {
+    interrupt: () => terminal.sendText('\u0003', false),
+    shellPid: () => Promise.resolve(terminal.processId),
+    killBelow: (shell) => killDescendants(shell),
+    close: () => terminal.dispose(),
+  };
+}
+
+/**
+ * Owns the "@agent" terminals; disposed with the extension. A terminal is reused only when its last command is
+ * known to have ended: one still running (another chat's command) is left alone and a new one opened; one whose
+ * command was not seen to end even after the kill is closed, with what still runs in it.
+ */
 export class TerminalRunner implements vscode.Disposable {
-  private terminal: vscode.Terminal | undefined;
+  private readonly pool = new TerminalPool<vscode.Terminal>((terminal) => terminal.exitStatus !== undefined);
 
   /** Resolves undefined when shell integration is not available (Windows, or a shell without it): use the hidden runner. */
   async run(command: string, cwd: string, options: CommandOptions): Promise<CommandResult | undefined> {
@@ -43,21 +57,36 @@ export class TerminalRunner implements vscode.Disposable {
     const terminal = this.terminalFor(cwd);
     terminal.show(true);
     const integration = await waitForIntegration(terminal);
-    if (!integration) return undefined;
-    return this.execute(integration, `cd ${quoted(cwd)} && ${command}`, terminal, options);
+    if (!integration) {
+      this.pool.release(terminal);
+      return undefined;
+    }
+    const { result, ended } = await this.execute(integration, `cd ${quoted(cwd)} && ${command}`, terminal, options);
+    this.pool.finished(terminal, ended);
+    return result;
   }
 
+  /** An idle "@agent" terminal, or a new one; a stuck one is closed after what still runs in it is killed. */
   private terminalFor(cwd: string): vscode.Terminal {
-    if (this.terminal && this.terminal.exitStatus === undefined) return this.terminal;
-    this.terminal = vscode.window.createTerminal({ name: TERMINAL_NAME, cwd, iconPath: new vscode.ThemeIcon('hubot') });
-    return this.terminal;
+    const idle = this.pool.take((stuck) => void this.retire(stuck));
+    if (idle) return idle;
+    const created = vscode.window.createTerminal({ name: TERMINAL_NAME, cwd, iconPath: new vscode.ThemeIcon('hubot') });
+    this.pool.add(created);
+    return created;
   }
 
-  private async execute(integration: vscode.TerminalShellIntegration, commandLine: string, terminal: vscode.Terminal, options: CommandOptions): Promise<CommandResult> {
+  /** Closes a terminal whose command may still run, after killing everything below its shell. */
+  private async retire(terminal: vscode.Terminal): Promise<void> {
+    const shell = await terminal.processId;
+    if (shell !== undefined) await killDescendants(shell);
+    terminal.dispose();
+  }
+
+  private async execute(integration: vscode.TerminalShellIntegration, commandLine: string, terminal: vscode.Terminal, options: CommandOptions): Promise<{ result: CommandResult; ended: boolean }> {
     const output = new BoundedOutput(options.maxOutputChars);
     let timedOut = false;
     let cancelled = false;
-    const interrupt = (): void => terminal.sendText('\u0003', false);
+    let exited = false;
     const execution = integration.executeCommand(commandLine);
     // A command that ends the shell itself (`exit 3`) closes the terminal instead of ending an execution.
     const listeners: vscode.Disposable[] = [];
@@ -70,38 +99,45 @@ export class TerminalRunner implements vscode.Disposable {
           if (closed === terminal) resolve(closed.exitStatus?.code);
         }),
       );
+    }).then((code) => {
+      exited = true;
+      return code;
     });
+    let stopping = false;
+    let markStopped: () => void = () => undefined;
+    // Settles once a stop has run its course (interrupt, kill, close), whether or not the end was seen.
+    const stopped = new Promise<undefined>((resolve) => (markStopped = () => resolve(undefined)));
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      void stopCommand(stoppable(terminal), ended).then(markStopped, markStopped);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      interrupt();
+      stop();
     }, options.timeoutMs);
     const onAbort = (): void => {
       cancelled = true;
-      interrupt();
+      stop();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
     const reading = (async () => {
       for await (const data of execution.read()) output.push(data);
     })();
-    // A shell that ignores Ctrl+C never reports the end: stop waiting a little after the timeout.
-    let giveUpTimer: ReturnType<typeof setTimeout> | undefined;
-    const giveUp = new Promise<undefined>((resolve) => {
-      giveUpTimer = setTimeout(() => resolve(undefined), options.timeoutMs + GIVE_UP_AFTER_MS);
-    });
     try {
-      const exitCode = await Promise.race([ended, giveUp]);
+      const exitCode = await Promise.race([ended, stopped]);
       await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, DRAIN_MS))]);
-      return { output: cleanTerminalOutput(output.text()), exitCode: exitCode ?? null, timedOut, cancelled, droppedChars: output.dropped };
+      return { result: { output: cleanTerminalOutput(output.text()), exitCode: exitCode ?? null, timedOut, cancelled, droppedChars: output.dropped }, ended: exited };
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       for (const listener of listeners) listener.dispose();
-      clearTimeout(giveUpTimer);
     }
   }
 
   dispose(): void {
-    this.terminal?.dispose();
-    this.terminal = undefined;
+    for (const terminal of this.pool.all()) terminal.dispose();
+    this.pool.clear();
   }
 }

@@ -180,7 +180,7 @@ async function verifyPath(file: string, draft: Draft, failures: string[]): Promi
   const parsed = parseLog(readFileSync(file), file);
   const report = await buildVerifyReport(parsed, new BlobStore(nodePath.join(nodePath.dirname(file), 'blobs'), volatileFileIo));
   if (formatVerifyReport(report).length === 0) failures.push('empty verify report');
-  if (report.corruptLines.length !== draft.setAside) failures.push(`${draft.setAside} damaged lines but verify names ${report.corruptLines.length}`);
+  if (report.counts.corruptLines !== draft.setAside) failures.push(`${draft.setAside} damaged lines but verify counts ${report.counts.corruptLines}`);
   const loaded = new Set(parsed.entries.map((entry) => entry.id));
   return draft.keep.filter((id) => !loaded.has(id)).length;
 }

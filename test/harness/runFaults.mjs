@@ -89,6 +89,55 @@ const FAMILIES = [
     needs: ['src/core/tools/textSearch.ts', 'src/core/tools/safeFileIo.ts', 'src/core/tools/shellCommand.ts'],
     limitSeconds: 150,
   },
+  {
+    name: 'hostile sessions',
+    script: 'hostileSessions',
+    children: [],
+    needs: ['src/core/session/warningSummary.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
+    limitSeconds: 240,
+  },
+  {
+    name: 'hostile images',
+    script: 'hostileImages',
+    children: [],
+    needs: ['src/core/context/imageSniff.ts', 'src/core/llm/imageRejections.ts'],
+    limitSeconds: 60,
+  },
+  {
+    name: 'storage lifecycle',
+    script: 'storageLifecycle',
+    children: [],
+    needs: ['src/core/storage/blobCollector.ts', 'src/core/checkpoints/changeRecorder.ts'],
+    limitSeconds: 90,
+  },
+  {
+    name: 'confined storage',
+    script: 'confinedStorage',
+    children: [],
+    needs: ['src/core/session/sessionFiles.ts', 'src/core/checkpoints/fileCheckpoints.ts'],
+    limitSeconds: 60,
+  },
+  {
+    name: 'markdown export',
+    script: 'markdownExport',
+    children: [],
+    needs: ['src/core/session/sessionMarkdown.ts'],
+    limitSeconds: 60,
+  },
+  {
+    name: 'terminal stop',
+    script: 'terminalStop',
+    children: [],
+    needs: ['src/core/tools/commandStop.ts', 'src/core/tools/processTree.ts'],
+    limitSeconds: 90,
+  },
+  {
+    name: 'small hostile',
+    script: 'smallHostile',
+    children: [],
+    needs: ['src/core/storage/tempName.ts', 'src/core/llm/openaiChatClient.ts', 'src/core/tools/pathSafety.ts'],
+    limitSeconds: 60,
+  },
 ];
 
 async function bundle(family) {

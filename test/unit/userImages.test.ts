@@ -29,7 +29,7 @@ describe('image tokens (OpenAI high detail)', () => {
   });
 
   it('reads the size from the header, and refuses bytes that are not an image', () => {
-    expect(imageDimensions(Buffer.from(PNG_BASE64, 'base64'))).toEqual({ width: 3, height: 2, type: 'png' });
+    expect(imageDimensions(Buffer.from(PNG_BASE64, 'base64'))).toEqual({ width: 3, height: 2, type: 'png', mimeType: 'image/png' });
     expect(imageDimensions(Buffer.from('<svg onload=alert(1)>'))).toBeUndefined();
     expect(imageDimensions(new Uint8Array(0))).toBeUndefined();
   });

@@ -61,13 +61,15 @@ async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChang
   if (deps.invalidArguments.has(call.id)) {
     return { text: `${call.name}: the arguments were not valid JSON (${call.arguments.slice(0, 200)}). Send a JSON object.`, isError: true };
   }
-  return deps.registry.execute(call.name, call.arguments, {
+  const notes: string[] = [];
+  const output = await deps.registry.execute(call.name, call.arguments, {
     signal: deps.signal,
-    workspace: recordingWorkspace(deps.workspace, deps.log.blobs, changes),
+    workspace: recordingWorkspace(deps.workspace, deps.log.blobs, changes, { maxBytes: deps.settings.snapshotMaxBytes ?? Number.POSITIVE_INFINITY, notes }),
     session: sessionAccess(deps.log),
     limits: deps.limits,
     toolCallId: call.id,
   });
+  return notes.length === 0 ? output : { ...output, text: `${output.text}\n\n(${notes.join(' ')})` };
 }
 
 /**

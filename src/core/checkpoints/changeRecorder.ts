@@ -1,5 +1,6 @@
 // Snapshots every file a tool changes: a WorkspaceAccess wrapper that stores the content before and after each write.
 import type { BlobRef, FileChange } from '../session/entries';
+import { blobRefOf } from '../storage/blobStore';
 import { resolveLexically } from '../tools/pathSafety';
 import type { CommandOptions, CommandResult, TextEdit, WorkspaceAccess } from '../tools/workspaceAccess';
 
@@ -45,17 +46,38 @@ async function contentOf(workspace: WorkspaceAccess, raw: string): Promise<strin
   }
 }
 
+/** How much one snapshot may cost, and where the notes about files left without one go. */
+export interface SnapshotLimits {
+  /** Largest content (UTF-8 bytes) stored; larger files are changed without a snapshot (Infinity: no cap). */
+  maxBytes: number;
+  /** One sentence per file changed without a snapshot, for the tool result the person and the model read. */
+  notes?: string[];
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 /**
  * Wraps `inner` so that writeFile and applyEdit record a FileChange into `changes` once they succeed. A write
  * that fails or that the person declines records nothing. Reads, searches and commands pass straight through
- * (a command's own file changes are not snapshotted: only what the file tools write is).
+ * (a command's own file changes are not snapshotted: only what the file tools write is). A file above
+ * `limits.maxBytes` is recorded without its `before` (so it is not restorable) and with only the hash of its
+ * `after` (enough to tell whether someone changed it since), and a note says so.
  */
-export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore, changes: FileChange[]): WorkspaceAccess {
+export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore, changes: FileChange[], limits: SnapshotLimits = { maxBytes: Number.POSITIVE_INFINITY }): WorkspaceAccess {
+  const fits = (text: string): boolean => text.length <= limits.maxBytes && Buffer.byteLength(text, 'utf8') <= limits.maxBytes;
   const record = async (raw: string, before: string | null | undefined, fallbackAfter: string): Promise<void> => {
     const located = locate(raw, inner.roots());
     if (!located) return;
     const now = await contentOf(inner, raw);
     const after = now === undefined ? fallbackAfter : now;
+    const tooLarge = [before, after].find((text): text is string => typeof text === 'string' && !fits(text));
+    if (tooLarge !== undefined) {
+      limits.notes?.push(`${located.path} was changed without a checkpoint snapshot: at ${megabytes(Buffer.byteLength(tooLarge, 'utf8'))} it is above compactionAgent.tools.snapshotMaxBytes (${megabytes(limits.maxBytes)}), so Restore Checkpoint cannot put it back.`);
+      changes.push({ ...located, after: after === null ? null : blobRefOf(after) });
+      return;
+    }
     const beforeRef = before === undefined ? {} : { before: before === null ? null : await store.put(before) };
     changes.push({ ...located, ...beforeRef, after: after === null ? null : await store.put(after) });
   };

@@ -1,6 +1,7 @@
 // File checkpoints: the points on a branch the files (and the conversation) can go back to, and the restore itself.
 import type { BlobRef, FileChange, FileRestoreEntry, SessionEntry, UserAttachment } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
+import * as nodePath from 'node:path';
 import { resolveLexically } from '../tools/pathSafety';
 import { entryTitle } from '../views/historyView';
 
@@ -11,8 +12,10 @@ export interface Checkpoint {
   /** "You: fix the parser", or what an earlier restore did. */
   title: string;
   when: string;
-  /** Workspace paths the agent (or a restore) changed from this point on, in the order first changed. */
+  /** Workspace paths the agent (or a restore) changed from this point on, in the order first changed (the first few). */
   files: string[];
+  /** How many files changed from this point on (`files` names the first CHECKPOINT_FILES_LISTED of them). */
+  fileCount: number;
   /** The conversation can go back to before this point (false for the session's very first entry). */
   conversation: boolean;
 }
@@ -40,28 +43,73 @@ function sameContent(a: BlobRef | null | undefined, b: BlobRef | null | undefine
   return a !== undefined && b !== undefined && a.sha256 === b.sha256;
 }
 
-function restoreTitle(entry: FileRestoreEntry, path: readonly SessionEntry[]): string {
-  const target = path.find((candidate) => candidate.id === entry.targetId);
+function restoreTitle(entry: FileRestoreEntry, target: SessionEntry | undefined): string {
   const what = target && isMessageEntry(target) ? ` to before "${entryTitle(target).replace(/^You: /, '')}"` : '';
   return `Restore of ${entry.changes.length} file${entry.changes.length === 1 ? '' : 's'}${what}`;
 }
 
-/** The branch's checkpoints, newest first: every request, and every file restore (so a restore can be undone). */
-export function checkpoints(path: readonly SessionEntry[]): Checkpoint[] {
+/** How many file names one checkpoint carries; `fileCount` says how many changed in all. */
+export const CHECKPOINT_FILES_LISTED = 50;
+
+/**
+ * Paths in the order they were first changed, as a walk back through the branch meets them: a path met again
+ * moves to the front in O(1) (a linked list keyed by path), so the walk is linear in the changes it meets.
+ */
+class FirstChangeOrder {
+  private readonly next = new Map<string, string | undefined>();
+  private readonly previous = new Map<string, string | undefined>();
+  private head: string | undefined;
+
+  get size(): number {
+    return this.next.size;
+  }
+
+  moveToFront(path: string): void {
+    if (this.head === path) return;
+    if (this.next.has(path)) {
+      const before = this.previous.get(path);
+      const after = this.next.get(path);
+      if (before !== undefined) this.next.set(before, after);
+      if (after !== undefined) this.previous.set(after, before);
+    }
+    this.next.set(path, this.head);
+    this.previous.set(path, undefined);
+    if (this.head !== undefined) this.previous.set(this.head, path);
+    this.head = path;
+  }
+
+  first(count: number): string[] {
+    const found: string[] = [];
+    for (let at = this.head; at !== undefined && found.length < count; at = this.next.get(at)) found.push(at);
+    return found;
+  }
+}
+
+/**
+ * The branch's checkpoints, newest first: every request, and every file restore (so a restore can be undone).
+ * Linear in the branch: each checkpoint names at most CHECKPOINT_FILES_LISTED files (and counts the rest), and
+ * the walk stops after `limit` checkpoints (the panel shows the newest few).
+ */
+export function checkpoints(path: readonly SessionEntry[], limit = Number.POSITIVE_INFINITY): Checkpoint[] {
   const found: Checkpoint[] = [];
-  // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
-  let laterOrder: string[] = [];
-  for (let index = path.length - 1; index >= 0; index--) {
+  const order = new FirstChangeOrder();
+  let byId: Map<string, SessionEntry> | undefined;
+  for (let index = path.length - 1; index >= 0 && found.length < limit; index--) {
     const entry = path[index] as SessionEntry;
-    for (const change of [...changesOf(entry)].reverse()) laterOrder = [change.path, ...laterOrder.filter((known) => known !== change.path)];
+    const changes = changesOf(entry);
+    // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
+    for (let at = changes.length - 1; at >= 0; at--) order.moveToFront((changes[at] as FileChange).path);
     const isRequest = entry.type === 'user' && !entry.synthetic;
     if (!isRequest && entry.type !== 'fileRestore') continue;
+    if (entry.type === 'fileRestore') byId ??= new Map(path.map((candidate) => [candidate.id, candidate]));
+    const title = entry.type === 'fileRestore' ? restoreTitle(entry, byId?.get(entry.targetId)) : entryTitle(entry);
     found.push({
       entryId: entry.id,
       kind: isRequest ? 'request' : 'restore',
-      title: entry.type === 'fileRestore' ? restoreTitle(entry, path) : entryTitle(entry),
+      title,
       when: entry.timestamp,
-      files: [...laterOrder],
+      files: order.first(CHECKPOINT_FILES_LISTED),
+      fileCount: order.size,
       conversation: index > 0,
     });
   }
@@ -127,16 +175,32 @@ export interface RestoreOutcome {
 }
 
 /**
+ * Why the path a restore shows is not the file it would write (a hand-edited or hostile session can make them
+ * differ), or undefined when `path` names `absolute`: resolved against the workspace roots, it must land on
+ * exactly the absolute path written.
+ */
+export function shownPathMismatch(item: Pick<RestoreItem, 'path' | 'absolute'>, roots: readonly string[]): string | undefined {
+  const written = resolveLexically(item.absolute, roots).absolute;
+  // A path is shown relative to the root it is in (any of them), or absolute.
+  const candidates = nodePath.isAbsolute(item.path) ? [item.path] : roots.map((root) => nodePath.resolve(root, item.path));
+  if (candidates.some((candidate) => nodePath.normalize(candidate) === written)) return undefined;
+  const clip = (text: string): string => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  return `the session shows it as ${clip(item.path)} but would write ${clip(item.absolute)}; nothing was written`;
+}
+
+/**
  * Puts each restorable file back to its target content. The content it replaces goes to the blob store first,
- * so the restore itself can be undone. A file outside the workspace roots (a hand-edited session) is refused;
- * one failure does not stop the others.
+ * so the restore itself can be undone. A file outside the workspace roots (a hand-edited session), or one whose
+ * shown path names another file than the one written, is refused; one failure does not stop the others.
  */
 export async function applyFileRestore(items: readonly RestoreItem[], port: RestorePort, blobs: BlobAccess, roots: readonly string[]): Promise<RestoreOutcome> {
   const outcome: RestoreOutcome = { changes: [], failed: [] };
   for (const item of items) {
     try {
-      if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then)');
+      if (!item.restorable) throw new Error('its earlier content was not recorded (it could not be read as text then, or it was above compactionAgent.tools.snapshotMaxBytes)');
       resolveLexically(item.absolute, roots);
+      const mismatch = shownPathMismatch(item, roots);
+      if (mismatch) throw new Error(mismatch);
       const target = item.target === null ? null : await blobs.read(item.target);
       const now = await port.read(item.absolute);
       if (now === target) continue;

@@ -1,7 +1,7 @@
 // Images in user messages: their token cost, the text marker the model always reads, and which models take them.
-import { imageSize } from 'image-size';
 import type { BlobRef, UserImage } from '../session/entries';
 import type { ChatMessage } from './chatMessage';
+import { sniffImage } from './imageSniff';
 
 /** The image types OpenAI-compatible servers accept in an image_url part. */
 export const IMAGE_MIME_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
@@ -40,15 +40,14 @@ export function imageTokens(width: number | undefined, height: number | undefine
   return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
 }
 
-/** Width and height from the image's header, or undefined for bytes that are not an image of a known type. */
-export function imageDimensions(bytes: Uint8Array): { width: number; height: number; type: string } | undefined {
-  try {
-    const size = imageSize(bytes);
-    if (!size.width || !size.height || !size.type) return undefined;
-    return { width: size.width, height: size.height, type: size.type };
-  } catch {
-    return undefined;
-  }
+/**
+ * Width, height and type from the image's bytes, or undefined for anything that is not a whole PNG, JPEG, GIF
+ * or WebP (SVG, BMP, ICO, PSD, a PNG cut off after its header...): see sniffImage for the reason.
+ */
+export function imageDimensions(bytes: Uint8Array): { width: number; height: number; type: string; mimeType: string } | undefined {
+  const sniffed = sniffImage(bytes);
+  if ('error' in sniffed) return undefined;
+  return { width: sniffed.width, height: sniffed.height, type: sniffed.mimeType.slice('image/'.length), mimeType: sniffed.mimeType };
 }
 
 /** The line the model reads for each image, sent or not: its name and size, so the conversation can refer to it. */
@@ -79,8 +78,9 @@ export function modelTakesImages(modelId: string, mode: ImageInputMode): boolean
 
 /**
  * Copies of the messages whose images carry their data URL, read from the blob store right before a call (the
- * base64 text never sits in the log, the counts or the context cache). An image whose blob is missing or corrupt
- * is left without data: only its marker reaches the model.
+ * base64 text never sits in the log, the counts or the context cache). The bytes are checked again and the
+ * type comes from them, not from what was stored: an image whose blob is missing, corrupt or not a whole PNG,
+ * JPEG, GIF or WebP (stored by an older version, say) is left without data, so only its marker reaches the model.
  */
 export async function withImageData(messages: readonly ChatMessage[], blobs: { read(ref: BlobRef): Promise<string> }): Promise<ChatMessage[]> {
   return Promise.all(
@@ -89,7 +89,8 @@ export async function withImageData(messages: readonly ChatMessage[], blobs: { r
       const images = await Promise.all(
         message.images.map(async (image) => {
           const data = await blobs.read(image.blob).catch(() => undefined);
-          return data === undefined ? image : { ...image, dataUrl: `data:${image.mimeType};base64,${data}` };
+          const sniffed = data === undefined ? undefined : sniffImage(Buffer.from(data, 'base64'));
+          return sniffed === undefined || 'error' in sniffed ? image : { ...image, mimeType: sniffed.mimeType, dataUrl: `data:${sniffed.mimeType};base64,${data}` };
         }),
       );
       return { ...message, images };

@@ -10,8 +10,9 @@ import { classifyError, makeModelError, scrubError } from './modelError';
 import type { ModelInfo } from './modelList';
 import { parseModelList } from './modelList';
 import type { ChatRequest, ErrorEvent, ModelError, ModelStream, StreamEvent, TerminalEvent } from './modelStream';
-import type { ChatRequestBody } from './requestBody';
-import { buildRequestBody } from './requestBody';
+import { blamesImages, imageRejections, type ImageRejections } from './imageRejections';
+import type { ChatRequestBody, ImagePolicy } from './requestBody';
+import { buildRequestBody, sentImageHashes } from './requestBody';
 import type { RetryPolicy } from './retryPolicy';
 import { abortableSleep, DEFAULT_RETRY_POLICY, retryDelay } from './retryPolicy';
 import { StreamAssembler } from './streamAssembler';
@@ -36,6 +37,8 @@ export interface OpenAiChatClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Whether images attached to user messages are sent (compactionAgent.endpoint.imageInput); default "auto". */
   imageInput?: ImageInputMode;
+  /** Where refused images are remembered; default: the one record of the extension host. */
+  imageRejections?: ImageRejections;
 }
 
 /** Thrown by listModels (the only call that throws); its message is already scrubbed of the key. */
@@ -94,6 +97,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Why a 200 answer carried nothing: by its content type, an HTML page (a login page, proxy or wrong base URL)
+ * or one JSON body (a server that ignores stream: true) says so instead of only "no finish reason".
+ */
+export function notAStream(contentType: string): string {
+  const type = contentType.split(';')[0]?.trim().toLowerCase().slice(0, 100) ?? '';
+  if (/html/.test(type)) return `the endpoint answered 200 with an HTML page (${type}), not a stream of completions: check the base URL (it usually ends in /v1) and any proxy or login page in front of it`;
+  if (/json/.test(type)) return `the endpoint answered 200 with one JSON body (${type}) instead of a stream: it may not support streaming (stream: true), or the base URL points at something other than a chat completions API`;
+  if (type && type !== 'text/event-stream') return `the endpoint answered 200 with ${type}, not a stream of completions (text/event-stream): check the base URL`;
+  return 'the stream ended without a finish reason or any content';
+}
+
 export class OpenAiChatClient implements ModelStream {
   readonly flags: EndpointFlags;
   private readonly client: OpenAI;
@@ -124,13 +139,30 @@ export class OpenAiChatClient implements ModelStream {
   }
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
-    const body = buildRequestBody(this.options.model, request, this.flags, modelTakesImages(this.options.model, this.options.imageInput ?? 'auto'));
+    const rejections = this.options.imageRejections ?? imageRejections;
+    const policy = (): ImagePolicy => ({ takesImages: modelTakesImages(this.options.model, this.options.imageInput ?? 'auto'), refused: rejections.forModel(this.options.baseUrl, this.options.model) });
+    let body = buildRequestBody(this.options.model, request, this.flags, policy());
+    let pictures = sentImageHashes(request, policy());
+    /** Images sent before the current retry without them: committed as refused only if the retry is not refused too. */
+    let suspects: string[] = [];
     for (let attempt = 1; ; attempt++) {
       const assembler = new StreamAssembler();
       const outcome: TerminalEvent = yield* this.attempt(body, assembler, signal);
+      if (suspects.length > 0 && (outcome.type === 'done' || outcome.error.kind !== 'badRequest')) rejections.add(this.options.baseUrl, this.options.model, suspects);
+      suspects = [];
       if (outcome.type === 'done') {
         yield outcome;
         return;
+      }
+      // A refusal of a request with pictures: sent again at once with a line in their place (see imageRejections).
+      if (outcome.error.kind === 'badRequest' && pictures.length > 0 && !assembler.hasOutput && !signal.aborted) {
+        if (blamesImages(outcome.error.message)) rejections.add(this.options.baseUrl, this.options.model, pictures);
+        else suspects = pictures;
+        const refused = new Set([...rejections.forModel(this.options.baseUrl, this.options.model), ...pictures]);
+        body = buildRequestBody(this.options.model, request, this.flags, { ...policy(), refused });
+        pictures = [];
+        yield { type: 'retry', attempt, delayMs: 0, reason: `${outcome.error.message}; sending the request again without its images` };
+        continue;
       }
       const delayMs =
         assembler.hasOutput || signal.aborted ? undefined : retryDelay(outcome.error, attempt, this.policy, this.random);
@@ -182,7 +214,8 @@ export class OpenAiChatClient implements ModelStream {
       signal.aborted ? makeModelError('aborted', '') : expired ? this.timeoutError(expired) : undefined;
     try {
       const params = body as unknown as ChatCompletionCreateParamsStreaming;
-      const stream = await waitFor(this.client.chat.completions.create(params, { signal: controller.signal }));
+      const { data: stream, response } = await waitFor(this.client.chat.completions.create(params, { signal: controller.signal }).withResponse());
+      const contentType = response.headers.get('content-type') ?? '';
       const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
       for (;;) {
         const next = await waitFor(iterator.next());
@@ -192,7 +225,7 @@ export class OpenAiChatClient implements ModelStream {
       const stopped = interruption();
       if (stopped) return this.failed(stopped, assembler);
       if (!assembler.hasFinish && !assembler.hasOutput) {
-        return this.failed(makeModelError('invalidResponse', 'the stream ended without a finish reason or any content'), assembler);
+        return this.failed(makeModelError('invalidResponse', notAStream(contentType)), assembler);
       }
       return assembler.done();
     } catch (error) {

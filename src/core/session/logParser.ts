@@ -3,6 +3,7 @@ import { SCHEMA_VERSION, type SessionEntry, type SessionHeader } from './entries
 import { validateEntry, validateHeader } from './entryValidation';
 import { checkVersion, migrateLine, MIGRATIONS, type JsonRecord, type Migration } from './migrations';
 import { loopingEntries } from './parentCycles';
+import { clipText } from './warningSummary';
 
 /** A line that could not be loaded: kept byte for byte so it can go to quarantine. */
 export interface BadLine {
@@ -63,7 +64,7 @@ function parseText(text: string): { value: unknown } | { error: string } {
 }
 
 function corruptWarning(file: string, bad: BadLine): string {
-  return `${file}: line ${bad.line} is corrupt (${bad.reason}) and was set aside`;
+  return `${file}: line ${bad.line} is corrupt (${clipText(bad.reason)}) and was set aside`;
 }
 
 /** data[0, end) without the given (ascending, disjoint) byte ranges. */
@@ -125,7 +126,7 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     const parsed = parseText(text);
     const checked = 'error' in parsed ? parsed : validateEntry(version === SCHEMA_VERSION ? parsed.value : migrateLine(parsed.value as JsonRecord, version, migrations));
     let reason = 'error' in checked ? checked.error : undefined;
-    if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${checked.entry.id}`;
+    if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
     if (reason || !('entry' in checked)) {
       corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
       skipped.push([lineStart, offset]);

@@ -1,5 +1,6 @@
 // Finds the entries whose parent links loop (an entry that is its own parent, a→b→a, longer rings) so they can be set aside.
 import type { SessionEntry } from './entries';
+import { clipText } from './warningSummary';
 
 /** Why an entry was found to close a loop, by its position in `entries`. */
 export type LoopingEntries = Map<number, string>;
@@ -38,12 +39,21 @@ export function loopingEntries(entries: readonly SessionEntry[]): LoopingEntries
   return found;
 }
 
+/** How many ids a ring's description names; the rest is a count, so each warning stays short whatever the ring's length. */
+const RING_NAMED = 4;
+
+/** One description per ring, shared by all its warnings: its first ids and its length. */
+function describeRing(entries: readonly SessionEntry[], ring: readonly number[]): string {
+  const named = ring.slice(0, RING_NAMED).map((index) => clipText(entries[index]?.id ?? '?', 80)).join(' → ');
+  return ring.length > RING_NAMED ? `${named} → … (${ring.length} entries)` : named;
+}
+
 function reportRing(entries: readonly SessionEntry[], ring: readonly number[], parentOf: (index: number) => number | undefined, found: LoopingEntries): void {
-  const ids = ring.map((index) => entries[index]?.id ?? '?');
+  const loop = describeRing(entries, ring);
   for (const index of ring) {
     const parent = parentOf(index) ?? -1;
-    const id = entries[index]?.id ?? '?';
+    const id = clipText(entries[index]?.id ?? '?', 80);
     if (parent === index) found.set(index, `entry ${id} names itself as its parent`);
-    else if (parent > index) found.set(index, `entry ${id} has a parent later in the file, closing a loop of parents (${ids.join(' → ')})`);
+    else if (parent > index) found.set(index, `entry ${id} has a parent later in the file, closing a loop of parents (${loop})`);
   }
 }

@@ -1,4 +1,5 @@
 // The quarantine file beside a log: damaged lines are appended here, byte for byte, instead of being lost.
+import { isUtf8 } from 'node:buffer';
 import * as nodePath from 'node:path';
 import type { FileIo } from '../storage/fileIo';
 import { errorCode } from '../storage/fileIo';
@@ -10,26 +11,43 @@ export function quarantinePath(logFile: string): string {
   return nodePath.join(dir, `${base}.quarantine.jsonl`);
 }
 
-/** Appends one record per bad line (durably) before the log is cleaned, so a crash in between loses nothing. */
+/** Records are appended in batches of about this many characters, so a file of damaged lines is never held twice over. */
+const BATCH_CHARS = 1024 * 1024;
+
+function record(bad: BadLine, logFile: string, now: Date): string {
+  const text = bad.raw.toString('utf8');
+  return JSON.stringify({
+    quarantinedAt: now.toISOString(),
+    file: nodePath.basename(logFile),
+    line: bad.line,
+    offset: bad.offset,
+    reason: bad.reason,
+    text,
+    // Bytes that are not valid UTF-8 would not round-trip through `text`.
+    ...(isUtf8(bad.raw) ? {} : { base64: bad.raw.toString('base64') }),
+  });
+}
+
+/**
+ * Appends one record per bad line (durably) before the log is cleaned, so a crash in between loses nothing.
+ * Many lines go in batches: a crash between two leaves the later lines in the log, quarantined on the next open.
+ */
 export async function quarantineLines(io: FileIo, logFile: string, lines: readonly BadLine[], now: Date): Promise<void> {
   if (lines.length === 0) return;
-  const records = lines.map((bad) => {
-    const text = bad.raw.toString('utf8');
-    const exact = Buffer.from(text, 'utf8').equals(bad.raw);
-    return JSON.stringify({
-      quarantinedAt: now.toISOString(),
-      file: nodePath.basename(logFile),
-      line: bad.line,
-      offset: bad.offset,
-      reason: bad.reason,
-      text,
-      // Bytes that are not valid UTF-8 would not round-trip through `text`.
-      ...(exact ? {} : { base64: bad.raw.toString('base64') }),
-    });
-  });
   const file = quarantinePath(logFile);
   await dropTornRecord(io, file);
-  await io.appendDurable(file, `${records.join('\n')}\n`);
+  let batch: string[] = [];
+  let size = 0;
+  for (const bad of lines) {
+    const line = record(bad, logFile, now);
+    batch.push(line);
+    size += line.length + 1;
+    if (size < BATCH_CHARS) continue;
+    await io.appendDurable(file, `${batch.join('\n')}\n`);
+    batch = [];
+    size = 0;
+  }
+  if (batch.length > 0) await io.appendDurable(file, `${batch.join('\n')}\n`);
 }
 
 /**

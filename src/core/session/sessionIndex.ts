@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import { errorCode, type FileIo } from '../storage/fileIo';
 import { validateHeader } from './entryValidation';
 import { withoutBom } from './logParser';
+import { sessionFileProblem } from './sessionFiles';
 
 export interface SessionRecord {
   id: string;
@@ -22,6 +23,7 @@ function isRecord(value: unknown): value is SessionRecord {
   const record = value as Record<string, unknown>;
   return (
     ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
+    sessionFileProblem(record.file as string) === undefined &&
     (record.threadKey === undefined || typeof record.threadKey === 'string')
   );
 }

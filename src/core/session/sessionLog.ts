@@ -98,7 +98,7 @@ export class SessionLog {
       const blobDir = options.blobDir ?? nodePath.join(nodePath.dirname(file), 'blobs');
       const log = new SessionLog(file, parsed.header, parsed.entries, committed, io, lock, options.readOnly ?? false, blobDir, now);
       const damage = { tornBytes: parsed.torn?.raw.length ?? 0, corruptLines: parsed.corrupt.length };
-      return { log, warnings: withReattachNotes(parsed, log.tree.reattachments()), damage };
+      return { log, warnings: withReattachNotes(parsed, log.tree.reattachments(), file), damage };
     } catch (error) {
       await lock?.release();
       throw error;

@@ -61,6 +61,8 @@ export interface Settings {
     includeVsCodeTools: boolean;
     /** Run run_command in a visible "@agent" terminal (shell integration) instead of a hidden process. */
     runCommandsInTerminal: boolean;
+    /** Largest file content (bytes) kept as a checkpoint snapshot; larger files are changed without one. */
+    snapshotMaxBytes: number;
   };
   statusBar: {
     warningPercent: number;
@@ -121,6 +123,7 @@ export const SETTING_SPECS = {
   'tools.requireConfirmation': { kind: 'boolean', default: true },
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
   'tools.runCommandsInTerminal': { kind: 'boolean', default: false },
+  'tools.snapshotMaxBytes': { kind: 'number', default: 4 * 1024 * 1024, minimum: 0, maximum: 1024 * 1024 * 1024 },
   'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
   'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
 } as const satisfies Record<string, SettingSpec>;
@@ -270,6 +273,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       requireConfirmation: get('tools.requireConfirmation'),
       includeVsCodeTools: get('tools.includeVsCodeTools'),
       runCommandsInTerminal: get('tools.runCommandsInTerminal'),
+      snapshotMaxBytes: get('tools.snapshotMaxBytes'),
     },
     statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
   };

@@ -1,7 +1,7 @@
 // The file-system port of the session store: durable appends, atomic replaces, exclusive creates (tests wrap it to inject faults).
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import * as nodePath from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { tempPathBeside } from './tempName';
 
 export interface FileStat {
   size: number;
@@ -65,7 +65,7 @@ export const nodeFileIo: FileIo = {
     }
   },
   async writeFileAtomic(path, data) {
-    const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const temp = tempPathBeside(path, `${process.pid}.tmp`);
     const handle = await fs.open(temp, 'w');
     try {
       await handle.writeFile(data);

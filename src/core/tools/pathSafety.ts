@@ -30,7 +30,15 @@ export function isInside(parent: string, child: string, platform: NodeJS.Platfor
   return relative === '' || (!climbs && !api.isAbsolute(relative));
 }
 
+/** Longest path accepted (Linux's PATH_MAX, in bytes): longer ones cannot be opened and only cost time to walk. */
+export const MAX_PATH_BYTES = 4096;
+/** Longest single name in a path (every common file system's limit). */
+const MAX_NAME_BYTES = 255;
+
 function rejectHostileSyntax(raw: string, platform: NodeJS.Platform): string {
+  // Checked first, on the length alone (4 bytes per character at most), so a 100,000-character path is refused at once.
+  if (raw.length > MAX_PATH_BYTES || Buffer.byteLength(raw, 'utf8') > MAX_PATH_BYTES) refuse(raw, `it is ${raw.length} characters long, more than the ${MAX_PATH_BYTES} bytes a path can have`);
+  if (raw.split(/[\\/]/).some((name) => Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES)) refuse(raw, `one of its names is longer than ${MAX_NAME_BYTES} bytes, the most a file system allows`);
   if (raw.trim() === '') refuse(raw, 'the path is empty');
   if (raw.includes('\0')) refuse(raw, 'it contains a NUL byte');
   if (/^[a-zA-Z][a-zA-Z0-9+.-]+:\/\//.test(raw)) refuse(raw, 'URIs are not accepted, only file paths');

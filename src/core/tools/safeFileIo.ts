@@ -1,7 +1,7 @@
 // Reads only regular, singly linked files (checked on the opened descriptor) and writes by temp file + checked rename.
-import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
+import { tempPathBeside } from '../storage/tempName';
 import { isInside } from './pathSafety';
 import { WorkspaceRefusal } from './workspaceAccess';
 
@@ -15,18 +15,21 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** Hard links are refused for workspace files (one could be a file outside it); a file the user picked is theirs to send. */
+export type HardLinks = 'refuse' | 'allow';
+
 /** Why a file with these stats must not be read or replaced, or undefined when it is an ordinary file. */
-export function unsafeFileReason(stats: { isFile(): boolean; isDirectory(): boolean; nlink: number }): string | undefined {
+export function unsafeFileReason(stats: { isFile(): boolean; isDirectory(): boolean; nlink: number }, hardLinks: HardLinks = 'refuse'): string | undefined {
   if (stats.isDirectory()) return 'it is a folder, not a file';
   if (!stats.isFile()) return 'it is not a regular file (a FIFO, socket or device), which could block forever';
-  if (stats.nlink > 1) {
+  if (stats.nlink > 1 && hardLinks === 'refuse') {
     return `it has ${stats.nlink} hard links, so it may be the same file as one outside the workspace; it is not read or changed through this path`;
   }
   return undefined;
 }
 
 function refuseFile(shown: string, why: string): never {
-  throw new WorkspaceRefusal(`Refused ${JSON.stringify(shown)}: ${why}.`);
+  throw new WorkspaceRefusal(`Refused ${JSON.stringify(shown.length > 200 ? `${shown.slice(0, 200)}...` : shown)}: ${why}.`);
 }
 
 /**
@@ -34,7 +37,7 @@ function refuseFile(shown: string, why: string): never {
  * so a FIFO cannot stall the open, and checked with fstat on that same descriptor, so it cannot be swapped between
  * the check and the read.
  */
-async function openRegularFile(absolute: string, shown: string, maxBytes: number): Promise<fs.FileHandle> {
+async function openRegularFile(absolute: string, shown: string, maxBytes: number, hardLinks: HardLinks = 'refuse'): Promise<fs.FileHandle> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(absolute, constants.O_RDONLY | NONBLOCK);
@@ -44,7 +47,7 @@ async function openRegularFile(absolute: string, shown: string, maxBytes: number
   }
   try {
     const stats = await handle.stat();
-    const why = unsafeFileReason(stats);
+    const why = unsafeFileReason(stats, hardLinks);
     if (why !== undefined) refuseFile(shown, why);
     if (stats.size > maxBytes) refuseFile(shown, `it is ${megabytes(stats.size)}, more than the ${megabytes(maxBytes)} read at once`);
     return handle;
@@ -54,9 +57,9 @@ async function openRegularFile(absolute: string, shown: string, maxBytes: number
   }
 }
 
-/** The bytes of a regular, singly linked file (see openRegularFile). */
-export async function readRegularFile(absolute: string, shown: string, maxBytes = MAX_READ_BYTES): Promise<Buffer> {
-  const handle = await openRegularFile(absolute, shown, maxBytes);
+/** The bytes of a regular, singly linked file (see openRegularFile); `hardLinks: 'allow'` for a file the user picked. */
+export async function readRegularFile(absolute: string, shown: string, maxBytes = MAX_READ_BYTES, hardLinks: HardLinks = 'refuse'): Promise<Buffer> {
+  const handle = await openRegularFile(absolute, shown, maxBytes, hardLinks);
   try {
     return await handle.readFile();
   } finally {
@@ -104,7 +107,7 @@ export async function verifyWriteTarget(target: string, roots: readonly string[]
 export async function writeFileAtomically(target: string, text: string, roots: readonly string[], shown: string): Promise<void> {
   await verifyWriteTarget(target, roots, shown);
   const previous = await fs.stat(target).catch(() => undefined);
-  const temp = nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.${randomBytes(6).toString('hex')}.agent-tmp`);
+  const temp = tempPathBeside(target, 'agent-tmp');
   const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
   let renamed = false;
   try {

@@ -6,7 +6,7 @@ import { compactionCoverage } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import type { EntryView, HistoryView, PinView } from '../../shared/panelViewModels';
+import type { CheckpointView, EntryView, HistoryView, PinView } from '../../shared/panelViewModels';
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
@@ -48,6 +48,19 @@ export function toEntryView(entry: MessageEntry, tokens: number, pinned: boolean
   return { id: entry.id, kind: entry.type, title: entryTitle(entry), tokens, text: entryText(entry), pinned };
 }
 
+/** The panel's checkpoints by the branch's last entry: a branch ending at the same entry has the same checkpoints, so a refresh costs nothing. */
+const checkpointMemo = new WeakMap<SessionEntry, { length: number; views: CheckpointView[] }>();
+
+/** The newest CHECKPOINT_LIMIT checkpoints; the walk stops there, so it is linear in the turns after them. */
+function recentCheckpoints(path: readonly SessionEntry[]): CheckpointView[] {
+  const last = path.at(-1);
+  const known = last ? checkpointMemo.get(last) : undefined;
+  if (known && known.length === path.length) return known.views;
+  const views = checkpoints(path, CHECKPOINT_LIMIT).map((point) => ({ entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files, fileCount: point.fileCount }));
+  if (last) checkpointMemo.set(last, { length: path.length, views });
+  return views;
+}
+
 export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCounts): HistoryView {
   const pinned = pinnedEntryIds(path);
   const tokens = (id: string): number => counts?.full.get(id) ?? 0;
@@ -69,9 +82,7 @@ export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCount
           ]
         : [],
     ),
-    checkpoints: checkpoints(path)
-      .slice(0, CHECKPOINT_LIMIT)
-      .map((point) => ({ entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files })),
+    checkpoints: recentCheckpoints(path),
     pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
     pinnable: messages
       .filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult')
