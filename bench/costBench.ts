@@ -190,9 +190,17 @@ export function frontierPoints(run: CostRun, window: string): FrontierPoint[] {
   return [...policies, ...swept];
 }
 
-/** Whether `a` beats `b` on both axes: no dearer, no lower retention, and strictly better on one. */
+/** Differences below these count as ties: replays of one policy vary by a few tokens (fresh ids in read-back notes). */
+const COST_TIE = 0.005;
+const RETENTION_TIE = 0.005;
+
+/** Whether `a` beats `b` on both axes: no dearer, no lower retention (beyond a tie), and better on one. */
 export function dominates(a: FrontierPoint, b: FrontierPoint): boolean {
-  return a.cost <= b.cost && a.needRetention >= b.needRetention && (a.cost < b.cost || a.needRetention > b.needRetention);
+  const cheaper = a.cost < b.cost * (1 - COST_TIE);
+  const notDearer = a.cost <= b.cost * (1 + COST_TIE);
+  const keepsMore = a.needRetention > b.needRetention + RETENTION_TIE;
+  const keepsAsMuch = a.needRetention >= b.needRetention - RETENTION_TIE;
+  return notDearer && keepsAsMuch && (cheaper || keepsMore);
 }
 
 /** The points no other point dominates, cheapest first. */

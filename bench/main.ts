@@ -9,7 +9,7 @@ import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
 import { costFigures, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
 import { costTuning } from './costTuning';
-import { FRONTIER_SWEEP } from './frontierSweep';
+import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
 import { incrementalBench } from './incrementalBench';
 import { pathologicalBench } from './pathologicalBench';
 import { planningBench } from './planningBench';
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     [
       'cost per session',
       async () => {
-        cost = await runCostReplay({ quick, log, sweep: args.has('--no-sweep') ? [] : FRONTIER_SWEEP });
+        cost = await runCostReplay({ quick, log, sweep: args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP });
         for (const file of writeFrontierPictures(cost, process.cwd())) log(`bench: wrote ${file}`);
         // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
         const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));

@@ -30,7 +30,7 @@ export interface PeerPolicy {
   /** A cut inside a turn summarizes the turn's head in a call of its own (pi). */
   splitTurnSummary?: boolean;
   /** Files read back into the context after a compaction: the newest `count` read, each cut to `maxTokens` (Claude Code). */
-  rereadFiles?: { count: number; maxTokens: number; budget: number };
+  rereadFiles?: { count: number; maxTokens: number; budget: number; windowShare: number };
   /** Most tokens the summary call may write (the stand-in writes min(1,200, 80 % of it), as for us). */
   summaryMaxTokens(window: number): number;
   /** OpenCode's prune after every request: protect the newest outputs, prune only past the minimum (chars/4, its own estimate). */
@@ -219,13 +219,14 @@ export const OPENCODE: PeerPolicy = {
  * Claude Code's other end: after the summary it reads back the files read most recently (up to 5, each up to
  * 5,000 tokens, 50,000 in all, as its deobfuscated compact code is reported to do; the same constants appear
  * in OpenCode forks that copy it, e.g. anomalyco/opencode at 001aa6cc lines 30-32), and its summary request
- * runs under its own system prompt, so nothing of it is served from the cache.
+ * runs under its own system prompt, so nothing of it is served from the cache. Below 200k the read-back budget
+ * is cut to a quarter of the window (50,000 tokens of files do not fit a 32k window).
  */
 export const CLAUDE_CODE_HIGH: PeerPolicy = {
   ...CLAUDE_CODE_LOW,
   key: 'claudeCodeHigh',
   label: 'Claude Code (dear end)',
-  rereadFiles: { count: 5, maxTokens: 5_000, budget: 50_000 },
+  rereadFiles: { count: 5, maxTokens: 5_000, budget: 50_000, windowShare: 0.25 },
   summaryReusesPrefix: false,
   summarySystem: 'You are a helpful AI assistant tasked with summarizing conversations.',
 };

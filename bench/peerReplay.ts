@@ -195,7 +195,7 @@ class PeerSession {
     for (const [path, output] of [...this.reads].reverse().slice(0, rule.count)) {
       const content = output.length > rule.maxTokens * 4 ? `${output.slice(0, rule.maxTokens * 4)}\n[truncated]` : output;
       const tokens = this.tokens([{ role: 'user', content }], []);
-      if (total + tokens > rule.budget) break;
+      if (total + tokens > Math.min(rule.budget, this.setup.window * rule.windowShare)) break;
       total += tokens;
       messages.push({ role: 'user', content: `Called the Read tool with the following input: {"file_path":"${path}"}\nResult of calling the Read tool:\n${content}` });
     }
