@@ -57,7 +57,7 @@ export function recordedTurns(file: string, count = Number.MAX_SAFE_INTEGER): Re
       turns.push(current);
     } else if (message.role === 'assistant' && current) {
       const parts = Array.isArray(message.content) ? (message.content as Json[]) : [];
-      const text = parts.filter((part) => part.type === 'text').map((part) => String(part.text ?? '')).join('');
+      const text = parts.filter((part) => part.type === 'text').map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
       const calls: ScenarioCall[] = parts
         .filter((part) => part.type === 'toolCall')
         .map((part) => {
