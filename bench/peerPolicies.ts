@@ -113,7 +113,7 @@ export const PI: PeerPolicy = {
 /**
  * OpenCode as it was until its tail and opt-in pruning (labelled "classic" in every table): sst/opencode
  * packages/opencode/src/session/compaction.ts (the `prune` walk, PRUNE_MINIMUM 20,000 / PRUNE_PROTECT 40,000;
- * anomalyco/opencode at 001aa6cc lines 85-86 and 141-182 still have them), overflow at input + cache read +
+ * anomalyco/opencode at 001aa6cc lines 88-90 and 146-190 still have them), overflow at input + cache read +
  * output > window − min(model output, 32,000); the compaction summarizes the whole history since the last
  * summary with the tool-less compaction agent and continues with "Continue if you have next steps".
  */
@@ -184,14 +184,15 @@ export const CLAUDE_CODE_LOW: PeerPolicy = {
  * - packages/opencode/src/session/overflow.ts at 08f74b9b, lines 6-18: usable = limit.input − min(20,000
  *   (COMPACTION_BUFFER), max output) when the model states an input limit, else context − max output, max output
  *   being min(model output, 32,000); Claude models on models.dev state no input limit, so 200k − 32k = 168k;
- *   :20-28 overflow when input + output + cache read + cache write ≥ usable, checked after each step.
+ *   :20-34 overflow when input + output + cache read + cache write ≥ usable, checked after each step.
  * - compaction.ts at 001aa6cc: the summary request is the compaction agent with no tools and no system prompt
  *   (`tools: {}`, `system: []`), the messages and the template prompt (Goal / Instructions / Discoveries /
  *   Accomplished / Relevant files), at most COMPACTION_MAX_OUTPUT_TOKENS 20,000 (line 29).
  * - the configuration's `compaction.tail_turns` (default 2) and `compaction.preserve_recent_tokens` (the tail,
- *   2,000–15,000 tokens) and `compaction.prune` (opt-in) as its config documentation and users' configs state
- *   them; the size rule inside that range is not in the source read here, so the tail is taken as 10 % of the
- *   window clamped to 2,000–15,000 (an assumption, labelled in BENCHMARKS.md).
+ *   2,000–15,000 tokens) as users' configs and config UIs state them; the size rule inside that range is not in
+ *   the source read here, so the tail is taken as 10 % of the window clamped to 2,000–15,000 (an assumption,
+ *   labelled in BENCHMARKS.md). Pruning is off, as issue 23 reports current releases ship it (opt-in); the
+ *   compaction.ts read (001aa6cc:150) still prunes unless `compaction.prune` is false, which the classic row shows.
  */
 export const OPENCODE: PeerPolicy = {
   ...withoutPrune(OPENCODE_CLASSIC),
@@ -218,7 +219,7 @@ export const OPENCODE: PeerPolicy = {
 /**
  * Claude Code's other end: after the summary it reads back the files read most recently (up to 5, each up to
  * 5,000 tokens, 50,000 in all, as its deobfuscated compact code is reported to do; the same constants appear
- * in OpenCode forks that copy it, e.g. anomalyco/opencode at 001aa6cc lines 30-32), and its summary request
+ * in OpenCode code that copies it, anomalyco/opencode at 001aa6cc lines 30-32), and its summary request
  * runs under its own system prompt, so nothing of it is served from the cache. Below 200k the read-back budget
  * is cut to a quarter of the window (50,000 tokens of files do not fit a 32k window).
  */
