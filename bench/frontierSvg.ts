@@ -42,13 +42,14 @@ export function frontierSvg(title: string, points: readonly FrontierPoint[], ban
   out.push(`<polyline fill="none" stroke="#2b8a3e" stroke-width="2" stroke-dasharray="6 4" points="${line.map((p) => `${x(p.cost).toFixed(1)},${y(p.needRetention).toFixed(1)}`).join(' ')}"/>`);
   const [low, high] = bandKeys.map((key) => points.find((p) => p.key === key));
   if (low && high) out.push(`<line x1="${x(low.cost)}" y1="${y(low.needRetention)}" x2="${x(high.cost)}" y2="${y(high.needRetention)}" stroke="${COLORS.peer}" stroke-width="10" stroke-opacity="0.25" stroke-linecap="round"/>`);
+  for (const p of line) out.push(`<circle cx="${x(p.cost).toFixed(1)}" cy="${y(p.needRetention).toFixed(1)}" r="12" fill="none" stroke="#2b8a3e" stroke-width="2"/>`);
   for (const [i, p] of points.entries()) {
     const r = p.kind === 'ours' ? 7 : p.kind === 'sweep' ? 4 : 5.5;
     out.push(`<circle cx="${x(p.cost).toFixed(1)}" cy="${y(p.needRetention).toFixed(1)}" r="${r}" fill="${COLORS[p.kind]}" stroke="#333" stroke-width="0.6"><title>${escape(`${p.label}: $${p.cost.toFixed(2)}, ${(p.needRetention * 100).toFixed(0)} %`)}</title></circle>`);
     const dy = p.kind === 'sweep' ? (i % 2 === 0 ? 14 : -9) : -10;
     out.push(`<text x="${(x(p.cost) + 8).toFixed(1)}" y="${(y(p.needRetention) + dy).toFixed(1)}" font-size="${p.kind === 'sweep' ? 10 : 12}" fill="#222">${escape(p.label)}</text>`);
   }
-  out.push(`<text x="${WIDTH - MARGIN.right}" y="${MARGIN.top - 6}" text-anchor="end" fill="#2b8a3e">dashed: the frontier (no point beats these on both axes)</text>`);
+  out.push(`<text x="${WIDTH - MARGIN.right}" y="${MARGIN.top - 6}" text-anchor="end" fill="#2b8a3e">green rings and dashes: the frontier (no point beats these on both axes)</text>`);
   out.push('</svg>');
   return out.join('\n');
 }
