@@ -7,8 +7,9 @@ import { accountingBench } from './accountingBench';
 import { accuracyBench } from './accuracyBench';
 import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
-import { costFigures, costRows, costTables, runCostReplay, type CostRun } from './costBench';
+import { costFigures, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
 import { costTuning } from './costTuning';
+import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
 import { incrementalBench } from './incrementalBench';
 import { hostileLoadBench } from './hostileLoadBench';
 import { pathologicalBench } from './pathologicalBench';
@@ -84,7 +85,8 @@ async function main(): Promise<void> {
     [
       'cost per session',
       async () => {
-        cost = await runCostReplay({ quick, log });
+        cost = await runCostReplay({ quick, log, sweep: args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP });
+        for (const file of writeFrontierPictures(cost, process.cwd())) log(`bench: wrote ${file}`);
         // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
         const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));
         const named = tune?.slice('--cost-tune='.length);
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
   const title = `${info.cpus} CPUs (${info.cpuModel}), ${info.ramGiB} GiB RAM, Node ${info.node}, ${info.platform}; load average ${info.loadAverage.start} → ${info.loadAverage.end}; ${totalSeconds.toFixed(0)} s.\nCompute timings are process CPU time (robust to other processes on the machine); event-loop stretches are wall time. Ratios come from runs interleaved in this process.`;
   if (json) {
     const figures = { ...Object.fromEntries(rows.map((r) => [r.key, r.value])), ...(cost ? costFigures(cost) : {}) };
-    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
+    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, ...(cost ? { value: costValue(cost) } : {}), figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
   } else {
     console.log(`\n${title}\n`);
     console.log(args.has('--markdown') ? formatMarkdown(rows) : formatTable(rows));

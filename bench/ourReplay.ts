@@ -9,7 +9,7 @@ import { Calibration } from '../src/core/budget/calibration';
 import { thresholdsFor } from '../src/core/budget/thresholds';
 import { modelSummarizer } from '../src/core/compaction/modelSummarizer';
 import type { ChatToolDefinition } from '../src/core/context/chatMessage';
-import { buildContext } from '../src/core/context/contextBuilder';
+import { buildContext, SUMMARY_PREFIX } from '../src/core/context/contextBuilder';
 import type { ModelStream, StreamEvent } from '../src/core/llm/modelStream';
 import { contextWindowFromError, promptTokensFromError } from '../src/core/llm/overflowPatterns';
 import type { ToolCall } from '../src/core/session/entries';
@@ -23,6 +23,7 @@ import type { Tool } from '../src/core/tools/toolTypes';
 import { recordingAccess } from '../test/support/agentWorkspace';
 import { withinOutput, type ScenarioCall, type ScenarioTurn } from '../test/support/contextScenario';
 import type { ModelCall, PrefixCache } from './prefixCache';
+import { commandOf, replyText, type CompactionSnapshot, type TraceItem } from './needRetention';
 import { retentionAfter, type HistoryItem, type RetentionSample } from './retention';
 import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
 
@@ -36,6 +37,27 @@ export interface ReplayOutcome {
   prunes: number;
   errors: string[];
   retention: RetentionSample[];
+  /** What entered the session, in order (the need-based retention's trace), with the command each reply ran. */
+  trace: TraceItem[];
+  commands: Array<string | null>;
+  /** Every compaction: where in the trace, and the next context as summary text and kept text. */
+  snapshots: Array<CompactionSnapshot & { contextTokens: number }>;
+}
+
+/** Appends one reply and its tool outputs to a trace. */
+export function traceStep(outcome: ReplayOutcome, text: string, calls: ReadonlyArray<{ name: string; args: string; output: string }>): void {
+  outcome.trace.push({ kind: 'reply', text: replyText(text, calls) });
+  outcome.commands.push(calls.map((call) => commandOf(call.args)).find((command) => command !== null) ?? null);
+  for (const call of calls) {
+    outcome.trace.push({ kind: 'output', text: call.output });
+    outcome.commands.push(null);
+  }
+}
+
+/** Appends a user request to a trace. */
+export function traceUser(outcome: ReplayOutcome, text: string): void {
+  outcome.trace.push({ kind: 'user', text });
+  outcome.commands.push(null);
 }
 
 export interface OurReplay extends ReplayOutcome {
@@ -76,7 +98,8 @@ function summaryStandIn(calls: ModelCall[], counter: TokenCounter): ModelStream 
     async *stream(request): AsyncGenerator<StreamEvent> {
       await Promise.resolve();
       const prefix = request.messages[0]?.content?.startsWith('You summarize the first steps') === true;
-      const text = prefix ? TURN_PREFIX_STAND_IN : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)));
+      const source = request.messages.slice(1).map((message) => message.content ?? '').join('\n');
+      const text = prefix ? TURN_PREFIX_STAND_IN : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)), source);
       calls.push({ kind: 'summary', messages: request.messages, tools: [], outputTokens: counter.countText(text) });
       yield { type: 'done', text, toolCalls: [], invalidArguments: [], stopReason: 'stop' };
     },
@@ -85,6 +108,8 @@ function summaryStandIn(calls: ModelCall[], counter: TokenCounter): ModelStream 
 
 export interface OurOptions {
   settings?: Settings;
+  /** Model calls allowed per request; the replay lifts our 50-call limit so the recorded turns run unsplit. */
+  maxSteps?: number;
 }
 
 interface RunState {
@@ -105,7 +130,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
   const outputs = new Map<string, ScenarioCall>();
   const registry = new ToolRegistry(replayTools(turns, outputs));
   const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: ['/workspace'] });
-  const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], fitted: [], systemPrompt, tools: registry.definitions() };
+  const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [], fitted: [], systemPrompt, tools: registry.definitions() };
   const history: HistoryItem[] = [];
   const usable = thresholdsFor(window, settings).usable;
   const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0 };
@@ -129,6 +154,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       step.calls.forEach((call, i) => outputs.set(`call_${index}_${i}`, call));
       index++;
       if (step.calls.length > 0) history.push({ kind: 'calls', calls: step.calls });
+      traceStep(result, step.text, step.calls);
       const output = replyTokens(counter, step.text, step.calls);
       result.calls.push({ kind: 'main', messages: request.messages, tools, outputTokens: output });
       const stopReason = toolCalls.length > 0 ? 'toolCalls' : 'stop';
@@ -142,7 +168,12 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
     if (event.type === 'prune') result.prunes++;
     if (event.type === 'compaction') {
       result.compactions++;
-      result.retention.push(retentionAfter(history, buildContext(log.path(), { systemPrompt }).messages));
+      const next = buildContext(log.path(), { systemPrompt }).messages;
+      result.retention.push(retentionAfter(history, next));
+      const summary = next.filter((message) => message.content?.startsWith(SUMMARY_PREFIX) === true);
+      const kept = next.filter((message) => !summary.includes(message));
+      const keptText = [JSON.stringify(result.tools), ...kept.map((message) => `${message.content ?? ''}\n${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.arguments).join('\n') : ''}`)].join('\n');
+      result.snapshots.push({ position: result.trace.length, summaryText: summary.map((message) => message.content ?? '').join('\n'), keptText, contextTokens: meter.promptTokens(next, result.tools) });
     }
   };
   const summarize = modelSummarizer({ model: summaryStandIn(result.calls, counter), counter, summaryWindow: window, path: () => log.path() });
@@ -154,7 +185,8 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       state.fitted = { user: turn.user, steps: [], final: turn.final };
       result.fitted.push(state.fitted);
       history.push({ kind: 'request', text: turn.user });
-      const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: new AbortController().signal, userText: turn.user, systemPrompt });
+      traceUser(result, turn.user);
+      const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: new AbortController().signal, userText: turn.user, systemPrompt, maxSteps: options.maxSteps ?? Number.MAX_SAFE_INTEGER });
       for await (const event of events) observe(event);
     }
   } finally {

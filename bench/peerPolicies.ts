@@ -1,7 +1,5 @@
-// The peers' context policies as data: when they compact, what they keep and prune, how they cap tool output, what the summary call sends.
-import { thresholdsFor } from '../src/core/budget/thresholds';
+// The peers' context policies as data, from their current code (cited by repository, file and line): when they compact, what they keep, prune and send.
 import type { ChatMessage } from '../src/core/context/chatMessage';
-import { defaultSettings } from '../src/core/settings/settings';
 
 /** How a peer cuts a long tool output before the model sees it. */
 export interface OutputCap {
@@ -20,13 +18,21 @@ export type Trigger =
   | 'beforeCall';
 
 export interface PeerPolicy {
-  key: 'pi' | 'opencode' | 'claudeCode';
+  key: 'pi' | 'opencode' | 'opencodeClassic' | 'claudeCodeLow' | 'claudeCodeHigh';
   label: string;
   trigger: Trigger;
   /** Compact when the context passes this many tokens. */
   threshold(window: number): number;
-  /** Newest tokens kept verbatim after a compaction (0: the summary replaces everything). */
-  keepRecentTokens: number;
+  /** Newest tokens kept verbatim after a compaction at a window (0: the summary replaces everything). */
+  keepRecentTokens(window: number): number;
+  /** At most this many newest user turns are kept verbatim (OpenCode's tail_turns). */
+  keepTurns?: number;
+  /** A cut inside a turn summarizes the turn's head in a call of its own (pi). */
+  splitTurnSummary?: boolean;
+  /** Files read back into the context after a compaction: the newest `count` read, each cut to `maxTokens` (Claude Code). */
+  rereadFiles?: { count: number; maxTokens: number; budget: number; windowShare: number };
+  /** Most tokens the summary call may write (the stand-in writes min(1,200, 80 % of it), as for us). */
+  summaryMaxTokens(window: number): number;
   /** OpenCode's prune after every request: protect the newest outputs, prune only past the minimum (chars/4, its own estimate). */
   prune?: { protect: number; minimum: number; protectTurns: number; placeholder: string };
   /** A code-written list of files read and modified appended to every summary (pi's <read-files>/<modified-files>). */
@@ -46,25 +52,46 @@ export interface PeerPolicy {
 const FIFTY_KB = 50 * 1024;
 
 /**
- * The model's output limit, which OpenCode and Claude Code reserve room for: taken as the room our meter reserves
- * at that window (8.2 % of it, 1,024–16,384), so a 32k model is not assumed to write 16k-token replies.
+ * The output limit of the model the recorded sessions ran on: claude-sonnet-4-5 and claude-opus-4-5 (the fixtures'
+ * `model` fields), both 200,000 tokens of context and 64,000 of output (Anthropic's models overview; models.dev
+ * lists the same `limit`). At the smaller windows, which no such model has, the limit is cut to a quarter of the
+ * window (8,192 at 32k; 32,000 at 128k is above every cap that applies anyway).
  */
+export const MODEL_MAX_OUTPUT = 64_000;
+
 export function modelMaxOutput(window: number): number {
-  return thresholdsFor(window, defaultSettings()).outputReserve;
+  return Math.min(MODEL_MAX_OUTPUT, Math.floor(window / 4));
 }
 
+/** A copy of a policy that never prunes. */
+function withoutPrune(policy: PeerPolicy): PeerPolicy {
+  const copy = { ...policy };
+  delete copy.prune;
+  return copy;
+}
+
+/** OpenCode's OUTPUT_TOKEN_MAX: the most output it asks for and reserves (ProviderTransform.maxOutputTokens). */
+const OPENCODE_OUTPUT_MAX = 32_000;
+
 /**
- * pi (badlogic/pi-mono, packages/coding-agent/src/core/compaction/compaction.ts and agent-session.ts):
- * after each request (agent_end) compact when the last usage (input + output + cache) exceeds window − 16,384;
- * an overflow error compacts and retries. Keeps the newest 20,000 tokens (cut at a user or assistant message,
- * a split turn's head summarized separately); no pruning; appends <read-files>/<modified-files> by code (utils.ts).
+ * pi, badlogic/pi-mono at 83378aad (2026-03-15), packages/coding-agent/src/core/:
+ * - compaction/compaction.ts:114-117 DEFAULT_COMPACTION_SETTINGS reserveTokens 16,384, keepRecentTokens 20,000;
+ *   :212-214 shouldCompact: contextTokens > contextWindow − reserveTokens; :376-401 findCutPoint walks back until
+ *   keepRecentTokens (chars/4) and cuts at a user or assistant message; :529 the summary's maxTokens = 0.8 × reserve;
+ *   :787 the split turn's head gets its own summary at 0.5 × reserve.
+ * - agent-session.ts:1742-1816 _checkCompaction after each request (agent_end, :499-509) and before the next prompt
+ *   (:950): overflow error → compact and retry; usage (input + output + cache) over the threshold → compact.
+ * - compaction/utils.ts:89 tool results cut to 2,000 characters in the summary request; <read-files>/<modified-files> by code.
+ * - tools/truncate.ts:11-12 tool output capped at 2,000 lines / 50 KB.
  */
 export const PI: PeerPolicy = {
   key: 'pi',
   label: 'pi',
   trigger: 'afterTurn',
   threshold: (window) => window - 16_384,
-  keepRecentTokens: 20_000,
+  keepRecentTokens: () => 20_000,
+  splitTurnSummary: true,
+  summaryMaxTokens: () => Math.floor(0.8 * 16_384),
   fileLists: true,
   summaryReusesPrefix: false,
   summarySystem:
@@ -84,18 +111,19 @@ export const PI: PeerPolicy = {
 };
 
 /**
- * OpenCode (sst/opencode, packages/opencode/src/session/compaction.ts, prompt.ts, overflow.ts): after each step,
- * overflow when input + cache read + output > window − min(model output, 32,000); the compaction summarizes
- * the whole history since the last summary with the tool-less compaction agent and continues with "Continue if
- * you have next steps". After each request it prunes: outputs older than the newest 40,000 tokens of output
- * (chars/4), outside the last two user turns, are cleared when more than 20,000 tokens would go.
+ * OpenCode as it was until its tail and opt-in pruning (labelled "classic" in every table): sst/opencode
+ * packages/opencode/src/session/compaction.ts (the `prune` walk, PRUNE_MINIMUM 20,000 / PRUNE_PROTECT 40,000;
+ * anomalyco/opencode at 001aa6cc lines 88-90 and 146-190 still have them), overflow at input + cache read +
+ * output > window − min(model output, 32,000); the compaction summarizes the whole history since the last
+ * summary with the tool-less compaction agent and continues with "Continue if you have next steps".
  */
-export const OPENCODE: PeerPolicy = {
-  key: 'opencode',
-  label: 'OpenCode',
+export const OPENCODE_CLASSIC: PeerPolicy = {
+  key: 'opencodeClassic',
+  label: 'OpenCode (classic)',
   trigger: 'beforeCall',
-  threshold: (window) => window - Math.min(modelMaxOutput(window), 32_000),
-  keepRecentTokens: 0,
+  threshold: (window) => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
+  keepRecentTokens: () => 0,
+  summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
   prune: { protect: 40_000, minimum: 20_000, protectTurns: 2, placeholder: '[Old tool result content cleared]' },
   fileLists: false,
   summaryReusesPrefix: false,
@@ -121,14 +149,17 @@ export const OPENCODE: PeerPolicy = {
  * seed's survey said ~95 %, which leaves no room for the compaction call itself): before each call, compact when
  * the context passed it; the whole conversation is summarized (the request is the conversation itself plus the
  * compact instruction, so it reuses the cached prefix) and nothing but the summary is kept. Bash output is
- * middle-truncated at 30,000 characters (BASH_MAX_OUTPUT_LENGTH), Read returns at most 2,000 lines.
+ * middle-truncated at 30,000 characters (BASH_MAX_OUTPUT_LENGTH), Read returns at most 2,000 lines. Its rules are
+ * not public, so it runs as a band: this cheap end keeps only the summary and assumes its summary request is
+ * served from the cache; CLAUDE_CODE_HIGH below is the dear end.
  */
-export const CLAUDE_CODE: PeerPolicy = {
-  key: 'claudeCode',
-  label: 'Claude Code',
+export const CLAUDE_CODE_LOW: PeerPolicy = {
+  key: 'claudeCodeLow',
+  label: 'Claude Code (cheap end)',
   trigger: 'beforeCall',
   threshold: (window) => window - Math.min(modelMaxOutput(window), 20_000) - 13_000,
-  keepRecentTokens: 0,
+  keepRecentTokens: () => 0,
+  summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), 20_000),
   fileLists: false,
   summaryReusesPrefix: true,
   summarySystem: '',
@@ -148,7 +179,61 @@ export const CLAUDE_CODE: PeerPolicy = {
   cap: (toolName) => (toolName === 'read_file' ? { maxChars: Number.MAX_SAFE_INTEGER, maxLines: 2000, keep: 'head' } : { maxChars: 30_000, maxLines: Number.MAX_SAFE_INTEGER, keep: 'middle' }),
 };
 
-export const PEER_POLICIES: readonly PeerPolicy[] = [PI, OPENCODE, CLAUDE_CODE];
+/**
+ * OpenCode today, anomalyco/opencode (sst/opencode moved there):
+ * - packages/opencode/src/session/overflow.ts at 08f74b9b, lines 6-18: usable = limit.input − min(20,000
+ *   (COMPACTION_BUFFER), max output) when the model states an input limit, else context − max output, max output
+ *   being min(model output, 32,000); Claude models on models.dev state no input limit, so 200k − 32k = 168k;
+ *   :20-34 overflow when input + output + cache read + cache write ≥ usable, checked after each step.
+ * - compaction.ts at 001aa6cc: the summary request is the compaction agent with no tools and no system prompt
+ *   (`tools: {}`, `system: []`), the messages and the template prompt (Goal / Instructions / Discoveries /
+ *   Accomplished / Relevant files), at most COMPACTION_MAX_OUTPUT_TOKENS 20,000 (line 29).
+ * - the configuration's `compaction.tail_turns` (default 2) and `compaction.preserve_recent_tokens` (the tail,
+ *   2,000–15,000 tokens) as users' configs and config UIs state them; the size rule inside that range is not in
+ *   the source read here, so the tail is taken as 10 % of the window clamped to 2,000–15,000 (an assumption,
+ *   labelled in BENCHMARKS.md). Pruning is off, as issue 23 reports current releases ship it (opt-in); the
+ *   compaction.ts read (001aa6cc:150) still prunes unless `compaction.prune` is false, which the classic row shows.
+ */
+export const OPENCODE: PeerPolicy = {
+  ...withoutPrune(OPENCODE_CLASSIC),
+  key: 'opencode',
+  label: 'OpenCode',
+  threshold: (window) => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
+  keepRecentTokens: (window) => Math.min(15_000, Math.max(2_000, Math.round(window * 0.1))),
+  keepTurns: 2,
+  summaryMaxTokens: () => 20_000,
+  summarySystem: '',
+  summaryPrompt: [
+    'Provide a detailed prompt for continuing our conversation above.',
+    "Focus on information that would be helpful for continuing the conversation, including what we did, what we're doing, which files we're working on, and what we're going to do next.",
+    'The summary that you construct will be used so that another agent can read it and continue the work.',
+    'Do not call any tools. Respond only with the summary text.',
+    'When constructing the summary, try to stick to this template:\n---\n## Goal\n\n[What goal(s) is the user trying to accomplish?]\n\n## Instructions\n\n- [What important instructions did the user give you that are relevant]\n\n## Discoveries\n\n[What notable things were learned during this conversation]\n\n## Accomplished\n\n[What work has been completed, is in progress, and is left?]\n\n## Relevant files / directories\n\n[A structured list of relevant files that have been read, edited, or created]\n---',
+  ].join('\n'),
+  head: (summary) => [
+    { role: 'user', content: 'What did we do so far?' },
+    { role: 'assistant', content: summary },
+  ],
+};
+
+/**
+ * Claude Code's other end: after the summary it reads back the files read most recently (up to 5, each up to
+ * 5,000 tokens, 50,000 in all, as its deobfuscated compact code is reported to do; the same constants appear
+ * in OpenCode code that copies it, anomalyco/opencode at 001aa6cc lines 30-32), and its summary request
+ * runs under its own system prompt, so nothing of it is served from the cache. Below 200k the read-back budget
+ * is cut to a quarter of the window (50,000 tokens of files do not fit a 32k window).
+ */
+export const CLAUDE_CODE_HIGH: PeerPolicy = {
+  ...CLAUDE_CODE_LOW,
+  key: 'claudeCodeHigh',
+  label: 'Claude Code (dear end)',
+  rereadFiles: { count: 5, maxTokens: 5_000, budget: 50_000, windowShare: 0.25 },
+  summaryReusesPrefix: false,
+  summarySystem: 'You are a helpful AI assistant tasked with summarizing conversations.',
+};
+
+/** Every peer replayed: the current ones, the classic OpenCode (labelled), and Claude Code's plausible band. */
+export const PEER_POLICIES: readonly PeerPolicy[] = [PI, OPENCODE, OPENCODE_CLASSIC, CLAUDE_CODE_LOW, CLAUDE_CODE_HIGH];
 
 /** Applies a peer's output cap: lines first, then characters, keeping the head, the tail or both ends. */
 export function capOutput(text: string, cap: OutputCap): string {

@@ -1,13 +1,14 @@
-// Replays the replies our run got through a peer's policy (peerPolicies.ts): the same turns, tools, system prompt and counter.
+// Replays the recorded turns through a peer's policy (peerPolicies.ts): the same fitted steps, tools, system prompt and counter as ours.
 import type { ChatMessage, ChatToolDefinition } from '../src/core/context/chatMessage';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
-import type { ScenarioStep, ScenarioTurn } from '../test/support/contextScenario';
+import type { ScenarioStep } from '../test/support/contextScenario';
+import type { RecordedTurn } from './costWorkloads';
 import type { ReplayOutcome } from './ourReplay';
-import { replyTokens } from './ourReplay';
+import { replyTokens, traceStep, traceUser } from './ourReplay';
 import { capOutput, type PeerPolicy } from './peerPolicies';
 import type { PrefixCache } from './prefixCache';
 import { callPath, retentionAfter, type HistoryItem } from './retention';
-import { standInSummary, TURN_PREFIX_STAND_IN } from './standInSummary';
+import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
 
 interface Item {
   message: ChatMessage;
@@ -42,7 +43,9 @@ function serialized(messages: readonly ChatMessage[]): string {
 }
 
 class PeerSession {
-  readonly outcome: ReplayOutcome = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [] };
+  readonly outcome: ReplayOutcome = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [] };
+  /** The newest file reads, for a policy that reads files back after compacting: path → output. */
+  private readonly reads = new Map<string, string>();
   private items: Item[] = [];
   /** The messages the last compaction left in front of the kept items. */
   private head: ChatMessage[] = [];
@@ -69,6 +72,7 @@ class PeerSession {
   addUser(text: string): void {
     this.items.push({ message: { role: 'user', content: text } });
     this.history.push({ kind: 'request', text });
+    traceUser(this.outcome, text);
   }
 
   /** Sends one step; a step that does not fit even after compacting is dropped, as an error. */
@@ -86,6 +90,7 @@ class PeerSession {
     }
     this.outcome.calls.push({ kind: 'main', messages, tools: this.setup.tools, outputTokens: output });
     this.lastTokens = this.tokens(messages) + output;
+    traceStep(this.outcome, step.text, step.calls);
     if (step.calls.length === 0) {
       this.items.push({ message: { role: 'assistant', content: step.text } });
       return;
@@ -96,6 +101,11 @@ class PeerSession {
     this.history.push({ kind: 'calls', calls: step.calls });
     step.calls.forEach((call, i) => {
       const content = capOutput(call.output, this.policy.cap(call.name));
+      const path = call.name === 'read_file' ? callPath(call.name, call.args) : null;
+      if (path !== null) {
+        this.reads.delete(path);
+        this.reads.set(path, content);
+      }
       this.items.push({ message: { role: 'tool', tool_call_id: ids[i] ?? '', content }, tool: { name: call.name, output: content, pruned: false } });
     });
   }
@@ -108,26 +118,43 @@ class PeerSession {
    * pi's findCutPoint: walk back until keepRecentTokens are reached, then cut at the nearest user or assistant
    * message at or after that point; 0 (nothing to summarize) when the kept part is everything.
    */
-  private cutIndex(): number {
+  private cutIndex(keepTokens: number): number {
     let kept = 0;
+    let cut = 0;
     for (let i = this.items.length - 1; i > 0; i--) {
       kept += this.tokens([this.items[i]?.message as ChatMessage], []);
-      if (kept < this.policy.keepRecentTokens) continue;
-      const cut = this.items.findIndex((item, j) => j >= i && item.message.role !== 'tool');
-      return cut < 0 ? 0 : cut;
+      if (kept < keepTokens) continue;
+      cut = Math.max(0, this.items.findIndex((item, j) => j >= i && item.message.role !== 'tool'));
+      break;
     }
-    return 0;
+    // OpenCode's tail_turns: never more than the newest N user turns.
+    if (this.policy.keepTurns !== undefined) {
+      let turns = 0;
+      for (let i = this.items.length - 1; i >= 0; i--) {
+        if (this.items[i]?.message.role !== 'user') continue;
+        if (++turns === this.policy.keepTurns) return Math.max(cut, i);
+      }
+    }
+    return cut;
+  }
+
+  /** The stand-in's summary of what a summary request carried: at most 1,200 tokens, 80 % of the call's limit. */
+  private summaryText(source: readonly ChatMessage[]): string {
+    const size = Math.min(SUMMARY_TOKENS, Math.floor(this.policy.summaryMaxTokens(this.setup.window) * 0.8));
+    return standInSummary(size, source.map((message) => `${message.content ?? ''}${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => `\n${call.function.arguments}`).join('') : ''}`).join('\n'));
   }
 
   compact(): void {
-    const cut = this.policy.keepRecentTokens > 0 ? this.cutIndex() : this.items.length;
+    const keep = this.policy.keepRecentTokens(this.setup.window);
+    const cut = keep > 0 ? this.cutIndex(keep) : this.items.length;
     if (cut === 0) return;
     // A cut inside a turn (pi only) summarizes the turn's head separately, when the turn starts after the last compaction.
-    const turnStart = this.policy.keepRecentTokens > 0 && this.items[cut]?.message.role !== 'user' ? this.items.slice(0, cut).findLastIndex((item) => item.message.role === 'user') : -1;
+    const turnStart = this.policy.splitTurnSummary === true && this.items[cut]?.message.role !== 'user' ? this.items.slice(0, cut).findLastIndex((item) => item.message.role === 'user') : -1;
     const split = turnStart >= 0 ? turnStart : cut;
     const summarized = this.items.slice(0, split).map((item) => item.message);
     const prefix = this.items.slice(split, cut).map((item) => item.message);
-    let summary = standInSummary();
+    const previousHead = this.head;
+    let summary = this.summaryText([...previousHead, ...summarized]);
     if (this.policy.key === 'pi') {
       const previous = this.previousSummary ? `<previous-summary>\n${this.previousSummary}\n</previous-summary>\n\n` : '';
       // pi writes "No prior history." instead of a summary call when only the split turn's head is summarized.
@@ -144,11 +171,35 @@ class PeerSession {
     }
     if (this.policy.fileLists) summary += this.fileLists([...summarized, ...prefix]);
     this.previousSummary = summary;
-    this.head = this.policy.head(summary);
+    this.head = [...this.policy.head(summary), ...this.rereads()];
     this.items = this.items.slice(cut);
     this.outcome.compactions++;
-    this.outcome.retention.push(retentionAfter(this.history, this.context()));
-    this.lastTokens = this.tokens(this.context());
+    const next = this.context();
+    this.outcome.retention.push(retentionAfter(this.history, next));
+    const text = (messages: readonly ChatMessage[]): string => messages.map((message) => `${message.content ?? ''}\n${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.arguments).join('\n') : ''}`).join('\n');
+    this.outcome.snapshots.push({
+      position: this.outcome.trace.length,
+      summaryText: text(this.policy.head(summary)),
+      keptText: `${JSON.stringify(this.setup.tools)}\n${text([next[0] as ChatMessage, ...this.rereads(), ...this.items.map((item) => item.message)])}`,
+      contextTokens: this.tokens(next),
+    });
+    this.lastTokens = this.tokens(next);
+  }
+
+  /** The files a policy reads back after compacting (newest first, each cut to its token limit, within the budget). */
+  private rereads(): ChatMessage[] {
+    const rule = this.policy.rereadFiles;
+    if (!rule) return [];
+    const messages: ChatMessage[] = [];
+    let total = 0;
+    for (const [path, output] of [...this.reads].reverse().slice(0, rule.count)) {
+      const content = output.length > rule.maxTokens * 4 ? `${output.slice(0, rule.maxTokens * 4)}\n[truncated]` : output;
+      const tokens = this.tokens([{ role: 'user', content }], []);
+      if (total + tokens > Math.min(rule.budget, this.setup.window * rule.windowShare)) break;
+      total += tokens;
+      messages.push({ role: 'user', content: `Called the Read tool with the following input: {"file_path":"${path}"}\nResult of calling the Read tool:\n${content}` });
+    }
+    return messages;
   }
 
   /** pi's <read-files>/<modified-files>, cumulative across compactions (a file both read and modified is listed as modified). */
@@ -196,13 +247,13 @@ class PeerSession {
   }
 }
 
-/** Replays the fitted turns of our run under one peer policy. */
-export function replayPeer(policy: PeerPolicy, turns: readonly ScenarioTurn[], setup: PeerSetup): ReplayOutcome {
+/** Replays the fitted recorded turns under one peer policy: a closing reply only where the recording has one. */
+export function replayPeer(policy: PeerPolicy, turns: readonly RecordedTurn[], setup: PeerSetup): ReplayOutcome {
   const session = new PeerSession(policy, setup);
   const threshold = policy.threshold(setup.window);
   for (const turn of turns) {
     session.addUser(turn.user);
-    for (const step of [...turn.steps, { text: turn.final, calls: [] }]) {
+    for (const step of [...turn.steps, ...(turn.finalCall ? [{ text: turn.final, calls: [] }] : [])]) {
       if (policy.trigger === 'beforeCall' && session.lastTokens > threshold) session.compact();
       session.send(step);
     }

@@ -52,6 +52,8 @@ export const RULES = {
 
 export const PRUNE_AT_PERCENT = 80;
 export const TOOLS_SHARE = 0.25;
+/** The smallest summary that still has room for every required heading. */
+const MIN_SUMMARY_TOKENS = 256;
 /** A capped output still shows a useful head and tail. */
 const MIN_OUTPUT_CHARS = 1000;
 
@@ -82,7 +84,8 @@ export function thresholdsFor(window: number, settings: Settings): Thresholds {
     pruneProtect: chosen(settings.pruning.protectTokens, RULES.pruneProtect, safeWindow),
     pruneMinimum: chosen(settings.pruning.minimumTokens, RULES.pruneMinimum, safeWindow),
     pruneAtPercent: PRUNE_AT_PERCENT,
-    summaryTokens: scaled(RULES.summaryTokens, safeWindow),
+    // An explicit summary size is the user's, but never more than a quarter of what the prompt may fill.
+    summaryTokens: settings.compaction.summaryTokens > 0 ? Math.max(MIN_SUMMARY_TOKENS, Math.min(settings.compaction.summaryTokens, Math.floor(usable / 4))) : scaled(RULES.summaryTokens, safeWindow),
     toolOutputChars: Math.max(MIN_OUTPUT_CHARS, chosen(settings.tools.outputMaxChars, RULES.toolOutputChars, safeWindow)),
     toolOutputLines: settings.tools.outputMaxLines,
     toolsShare: TOOLS_SHARE,

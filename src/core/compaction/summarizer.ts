@@ -161,7 +161,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {
     input.signal?.throwIfAborted();
     const chunk = { index: index + 1, count: chunks.length };
-    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: request }), input, maxTokens);
+    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: request, maxTokens }), input, maxTokens);
     running = result.text;
     problems = result.problems;
   }

@@ -42,6 +42,8 @@ export interface SummaryRequest {
   chunk?: { index: number; count: number };
   /** The user's request the conversation ends in, verbatim, even when an earlier summary covered it. */
   currentRequest?: string | null;
+  /** The size the summary must stay within (compaction.summaryTokens), told to the model. */
+  maxTokens?: number;
 }
 
 export function summaryMessages(request: SummaryRequest): ChatMessage[] {
@@ -55,6 +57,7 @@ export function summaryMessages(request: SummaryRequest): ChatMessage[] {
   parts.push(`<conversation>\n${request.transcript}\n</conversation>`);
   if (request.currentRequest) parts.push(`The user's request the work is on, verbatim (keep it in the Goal):\n<request>\n${request.currentRequest}\n</request>`);
   parts.push('Write the updated summary covering the previous summary and this conversation, with the required headings.');
+  if (request.maxTokens) parts.push(`Keep the summary within ${request.maxTokens} tokens; the file lists and the user's requests are appended separately.`);
   if (request.instructions?.trim()) parts.push(`Additional instructions from the user for this summary:\n${request.instructions.trim()}`);
   return [
     { role: 'system', content: SUMMARY_SYSTEM_PROMPT },

@@ -36,6 +36,8 @@ export interface Settings {
     reserveTokens: number;
     /** 0 = scales with the window. */
     keepRecentTokens: number;
+    /** Most tokens a summary may take, asked of the summarizing model; 0 = 10 % of the window (1024–13107). */
+    summaryTokens: number;
     /** Empty = the chat's model. */
     summaryModel: string;
     /** Standing instructions for every summary, before any given with /compact. */
@@ -110,6 +112,7 @@ export const SETTING_SPECS = {
   'compaction.triggerPercent': { kind: 'number', default: 0, minimum: 0, maximum: 100 },
   'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
+  'compaction.summaryTokens': { kind: 'number', default: 0, minimum: 0, maximum: 100_000 },
   'compaction.summaryModel': { kind: 'string', default: '' },
   'compaction.customInstructions': { kind: 'string', default: '' },
   'pruning.enabled': { kind: 'boolean', default: true },
@@ -256,6 +259,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       triggerPercent: get('compaction.triggerPercent'),
       reserveTokens: get('compaction.reserveTokens'),
       keepRecentTokens: get('compaction.keepRecentTokens'),
+      summaryTokens: get('compaction.summaryTokens'),
       summaryModel: get('compaction.summaryModel'),
       customInstructions: get('compaction.customInstructions'),
     },

@@ -1,0 +1,44 @@
+// Our settings swept for the cost / need-retention frontier: summary size, when to compact, what to keep, whether to prune.
+import { RULES } from '../src/core/budget/thresholds';
+import { defaultSettings, type Settings } from '../src/core/settings/settings';
+import type { SweepPoint } from './costBench';
+
+/** A rule's value at a window with another fraction (and the same clamps), as thresholds.ts computes it. */
+function scaled(rule: { fraction: number; min: number; max: number }, window: number, factor: number): number {
+  return Math.round(Math.min(rule.max * factor, Math.max(rule.min, rule.fraction * factor * window)));
+}
+
+function withSettings(change: (settings: Settings, window: number) => void): (window: number) => Settings {
+  return (window) => {
+    const settings = defaultSettings();
+    change(settings, window);
+    return settings;
+  };
+}
+
+/**
+ * The swept points (each replays every workload at every window once more, about a minute each here). Summary sizes
+ * below the stand-in's 1,200 tokens change what it writes; above it they only leave room unused, so the sweep
+ * goes down from the default.
+ */
+export const FULL_SWEEP: readonly SweepPoint[] = [
+  { key: 'oursSummary500', label: 'ours, summary 500', settings: withSettings((s) => (s.compaction.summaryTokens = 500)) },
+  { key: 'oursSummary1000', label: 'ours, summary 1,000', settings: withSettings((s) => (s.compaction.summaryTokens = 1000)) },
+  { key: 'oursNoPruning', label: 'ours, no pruning', settings: withSettings((s) => (s.pruning.enabled = false)) },
+  { key: 'oursCompact60', label: 'ours, compact at 60 %', settings: withSettings((s) => (s.compaction.triggerPercent = 60)) },
+  {
+    key: 'oursCheapest',
+    label: 'ours, compact at 50 %, keep ×0.5, no pruning',
+    settings: withSettings((s, w) => {
+      s.compaction.triggerPercent = 50;
+      s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 0.5);
+      s.pruning.enabled = false;
+    }),
+  },
+];
+
+/** What `npm run bench` sweeps (a few minutes in all); `--full-sweep` replays every point above. */
+export const FRONTIER_SWEEP: readonly SweepPoint[] = FULL_SWEEP.filter((point) => ['oursSummary500', 'oursCompact60', 'oursCheapest'].includes(point.key));
+
+/** A sweep point's label by key, for the tables and the pictures. */
+export const SWEEP_LABELS: Readonly<Record<string, string>> = Object.fromEntries(FULL_SWEEP.map((point) => [point.key, point.label]));
