@@ -18,7 +18,7 @@ import type { EndpointConnection } from './endpointConnection';
 import { runEndpointSetup } from './endpointSetup';
 import { describeCompaction } from '../core/views/compactionDescription';
 import { awaitingCompactionConsent, RESUME_LABEL } from '../core/compaction/compactionUndo';
-import { entryTitle } from '../core/views/historyView';
+import { entryTitle } from '../core/session/entryTitle';
 
 export interface CommandDeps {
   sessions: AgentSessions;

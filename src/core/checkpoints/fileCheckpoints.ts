@@ -3,7 +3,7 @@ import type { BlobRef, FileChange, FileRestoreEntry, SessionEntry, UserAttachmen
 import { isMessageEntry } from '../session/entries';
 import * as nodePath from 'node:path';
 import { resolveLexically } from '../tools/pathSafety';
-import { entryTitle } from '../views/historyView';
+import { entryTitle } from '../session/entryTitle';
 
 /** A point before which the files can be restored: a request the person made, or an earlier file restore. */
 export interface Checkpoint {

@@ -1,5 +1,14 @@
 // Chat Completions messages as an OpenAI-compatible endpoint receives them (images become content parts in requestBody.ts).
-import type { MessageImage } from './userImages';
+import type { BlobRef } from '../session/entries';
+
+/** How a user message carries an image to the endpoint (dataUrl is filled right before the call, never stored). */
+export interface MessageImage {
+  blob: BlobRef;
+  mimeType: string;
+  width?: number;
+  height?: number;
+  dataUrl?: string;
+}
 
 export interface ChatToolCall {
   id: string;

@@ -12,15 +12,6 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 /** What an image costs when its size is unknown: a 1024×1024 image at high detail. */
 export const UNKNOWN_IMAGE_TOKENS = 765;
 
-/** How a user message carries an image to the endpoint (dataUrl is filled right before the call, never stored). */
-export interface MessageImage {
-  blob: BlobRef;
-  mimeType: string;
-  width?: number;
-  height?: number;
-  dataUrl?: string;
-}
-
 /**
  * OpenAI's published cost of an image at detail "high" (what "auto" picks for any image worth sending): fit in
  * 2048×2048, scale the shorter side down to 768, then 170 tokens per 512-pixel tile plus 85.

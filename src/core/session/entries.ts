@@ -1,4 +1,5 @@
 // The session log's entry types: one JSON object per line, forming a tree through id/parentId.
+import type { BlobRef } from '../storage/blobStore';
 
 /** Current on-disk schema version; one migration per step lives in migrations.ts. */
 export const SCHEMA_VERSION = 1;
@@ -43,14 +44,7 @@ export interface ToolCall {
   arguments: string;
 }
 
-/** Where the full text of a capped tool output lives (content-addressed, deduplicated). */
-export interface BlobRef {
-  sha256: string;
-  /** UTF-8 byte length of the full text. */
-  bytes: number;
-  /** UTF-16 length of the full text. */
-  chars: number;
-}
+export type { BlobRef } from '../storage/blobStore';
 
 interface EntryBase {
   id: string;

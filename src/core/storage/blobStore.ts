@@ -1,8 +1,16 @@
 // Content-addressed store for large tool outputs: one file per sha-256, written atomically, deduplicated.
 import { createHash } from 'node:crypto';
 import * as nodePath from 'node:path';
-import type { BlobRef } from '../session/entries';
 import type { FileIo } from './fileIo';
+
+/** Where the full text of a capped tool output lives (content-addressed, deduplicated). */
+export interface BlobRef {
+  sha256: string;
+  /** UTF-8 byte length of the full text. */
+  bytes: number;
+  /** UTF-16 length of the full text. */
+  chars: number;
+}
 
 export function blobRefOf(text: string): BlobRef {
   const data = Buffer.from(text, 'utf8');

@@ -6,32 +6,15 @@ import { compactionCoverage } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
+import { entryTitle } from '../session/entryTitle';
+
+export { entryTitle } from '../session/entryTitle';
 import type { CheckpointView, EntryView, HistoryView, PinView } from '../../shared/panelViewModels';
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
 /** How many checkpoints the panel lists (the palette command lists them all). */
 const CHECKPOINT_LIMIT = 15;
-const TITLE_CHARS = 90;
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
-}
-
-export function entryTitle(entry: MessageEntry): string {
-  switch (entry.type) {
-    case 'user':
-      return `You: ${oneLine(entry.text) || '(empty)'}`;
-    case 'assistant': {
-      const calls = entry.toolCalls.map((call) => call.name).join(', ');
-      const text = oneLine(entry.text);
-      return `Agent: ${text || (calls ? `calls ${calls}` : '(empty)')}`;
-    }
-    case 'toolResult':
-      return `${entry.toolName}${entry.isError ? ' (error)' : ''}: ${oneLine(entry.content) || '(no output)'}`;
-  }
-}
 
 export function entryText(entry: MessageEntry): string {
   switch (entry.type) {
