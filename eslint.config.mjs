@@ -10,6 +10,29 @@ const noVscode = {
   ],
 };
 
+// The core's layers, lowest first: a folder may import only from folders before it (and itself).
+const CORE_LAYERS = ['storage', 'session', 'context', 'tokens', 'tools', 'settings', 'llm', 'budget', 'compaction', 'checkpoints', 'agent', 'import', 'views', 'cli'];
+
+/** One config per core folder: vscode is out, and so is every folder above it in CORE_LAYERS. */
+const layerConfigs = CORE_LAYERS.map((layer, index) => ({
+  files: [`src/core/${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        ...noVscode,
+        patterns: [
+          ...noVscode.patterns,
+          ...CORE_LAYERS.slice(index + 1).map((above) => ({
+            group: [`../${above}/*`, `../../core/${above}/*`],
+            message: `src/core/${layer} sits below src/core/${above} (layers: ${CORE_LAYERS.join(' < ')}).`,
+          })),
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-test/**', 'dist-vsix/**', 'dist-bench/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.d.ts'] },
   eslint.configs.recommended,
@@ -31,6 +54,7 @@ export default tseslint.config(
     files: ['src/core/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', noVscode] },
   },
+  ...layerConfigs,
   {
     files: ['src/shared/**/*.ts'],
     rules: {
