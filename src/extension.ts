@@ -17,6 +17,7 @@ import { EndpointModelProvider, VENDOR } from './vscode/endpointModelProvider';
 import { OutputLogger } from './vscode/logger';
 import { bindModel, modelForCommands } from './vscode/modelBinding';
 import { WindowMemory } from './vscode/windowMemory';
+import { rememberRefusedImages } from './vscode/refusedImagesMemory';
 import { registerLearnedWindowsCommand } from './vscode/learnedWindowsCommand';
 import { registerPaletteCommands } from './vscode/paletteCommands';
 import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const configuration = new Configuration(logger);
   const keys = new ApiKeyStore(context.secrets);
   void keys.get().then((key) => logger.addSecret(key));
+  rememberRefusedImages(context.globalState);
   const endpoint = new EndpointConnection(configuration, keys, logger, new WindowMemory(context.globalState));
   const store = new SessionStore((context.storageUri ?? context.globalStorageUri).fsPath, logger);
   const sessions = new AgentSessions(store, context.globalState, configuration);
