@@ -5,7 +5,9 @@ import { countPath } from '../../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../../src/core/tokens/tokenCounter';
 
 export function countEntry(entry: MessageEntry, counter: TokenCounter, cache: CountCache, variant: 'full' | 'pruned' = 'full'): number {
-  const tokens = countPath([entry], counter, cache)[variant].get(entry.id);
+  const counts = countPath([entry], counter, cache);
+  // Only tool results have a pruned form; every other entry is sent the same either way.
+  const tokens = counts[variant].get(entry.id) ?? (variant === 'pruned' && entry.type !== 'toolResult' ? counts.full.get(entry.id) : undefined);
   if (tokens === undefined) throw new Error(`no ${variant} count for ${entry.id}`);
   return tokens;
 }

@@ -73,7 +73,7 @@ describe('restore is an undo', () => {
     // Growing past the budget on the restored branch: the chat says so with the choices; no summary is made.
     expect(compactionsOn(after)).toEqual([]);
     const stop = events.find((event) => event.type === 'error');
-    expect(stop?.type === 'error' ? [stop.restoredOverBudget, stop.message] : stop).toEqual([true, expect.stringContaining('Nothing was compacted without asking')]);
+    expect(stop?.type === 'error' ? [stop.restoredOverBudget, stop.message] : stop).toEqual([true, expect.stringContaining('Automatic compaction is paused here until you decide: Resume Automatic Compaction')]);
     expect(userTexts(after)).toContain('And now read big16.txt to big31.txt.');
   });
 

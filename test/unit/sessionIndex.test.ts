@@ -16,6 +16,8 @@ describe('SessionIndexStore', () => {
   it('persists records and finds them by thread key', async () => {
     const store = new SessionIndexStore(dir, nodeFileIo);
     expect((await store.load()).sessions).toEqual([]);
+    // A record lives as long as its log file (the files are the truth), so both logs exist first.
+    for (const id of ['a', 'b']) writeFileSync(nodePath.join(dir, `${id}.jsonl`), '');
     await store.upsert({ id: 'a', title: 'A', file: 'a.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-02', threadKey: 'thread-1' });
     await store.upsert({ id: 'b', title: 'B', file: 'b.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-03' });
     const reloaded = new SessionIndexStore(dir, nodeFileIo);
