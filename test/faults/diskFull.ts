@@ -1,5 +1,5 @@
 // Fault family 3: ENOSPC during appends, compaction appends, blob writes, index writes and repairs; then space comes back.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { CompactionEntry, SessionEntry } from '../../src/core/session/entries';
@@ -144,6 +144,9 @@ function indexCase(mode: FailureMode): Case {
   return {
     name: `index write (${mode})`,
     async run(dir, io, check) {
+      // A record lives as long as its log file (the index drops records whose file is gone), so the logs exist.
+      mkdirSync(dir, { recursive: true });
+      for (const id of ['one', 'two', 'three']) writeFileSync(nodePath.join(dir, `${id}.jsonl`), '');
       const store = new SessionIndexStore(dir, io);
       await store.load();
       await store.upsert(record('one'));
