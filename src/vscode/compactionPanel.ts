@@ -6,6 +6,7 @@ import type { HostMessage, WebviewMessage, WebviewMessageType } from '../shared/
 import type { NoticeLevel } from '../shared/panelViewModels';
 import type { PanelBackend, PanelLogger } from './panelBackend';
 import { panelHtml } from './panelHtml';
+import { translatedPanelStrings } from './panelStrings';
 
 export const PANEL_VIEW_TYPE = 'compactionAgent.compactionPanel';
 export const PANEL_TITLE = 'Context & Compaction';
@@ -96,6 +97,7 @@ export class CompactionPanel implements vscode.Disposable {
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'panel.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'panel.css')).toString(),
       codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'codicon.css')).toString(),
+      strings: translatedPanelStrings(),
     });
     this.panelDisposables.push(
       webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
