@@ -42,6 +42,6 @@ export async function attachImages(pending: PendingImages, given?: unknown): Pro
   }
   if (refused.length > 0) void vscode.window.showWarningMessage(refused.join(' '));
   if (queued.length === 0) return;
-  void vscode.window.showInformationMessage(`${queued.join(', ')} will go with your next @agent request.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0} will go with your next @agent request.', queued.join(', ')));
   if (!uris) await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
 }
