@@ -78,7 +78,7 @@ async function fromUri(uri: vscode.Uri): Promise<AttachmentSource> {
   const open = openDocument(uri);
   if (open) return { name, text: open.getText(), readable };
   const stat = await vscode.workspace.fs.stat(uri);
-  if (stat.type & vscode.FileType.Directory) return { name: `${name} (folder listing)`, text: await folderListing(uri), readable: false };
+  if (stat.type & vscode.FileType.Directory) return { name: vscode.l10n.t('{0} (folder listing)', name), text: await folderListing(uri), readable: false };
   return { name, text: await textOf(uri, name), readable };
 }
 

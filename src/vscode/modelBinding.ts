@@ -62,7 +62,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   const { window, remember } = resolveWindowWithMemory(endpoint.windows, vendorKey, model.id, {
     setting: windowSettingFor(settings, model.id),
     learned: endpoint.windows.fact(vendorKey, model.id) ?? null,
-    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,
+    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: vscode.l10n.t("from VS Code's maxInputTokens") } : undefined,
   });
   const stream = new LanguageModelStream(model);
   const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
