@@ -12,6 +12,8 @@ import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins } from './panelHistory';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
+import { text } from './panelText';
+import { fill } from '../src/shared/panelStrings';
 import type { ReviewDraft } from './panelReview';
 
 interface VsCodeApi {
@@ -29,7 +31,7 @@ interface UiState {
 }
 
 const TOKEN_COUNT_DELAY_MS = 300;
-const BUSY_LABELS = { summarizing: 'Summarizing older turns…', pruning: 'Pruning old tool outputs…', applying: 'Applying the compaction…' };
+const BUSY_LABELS = { summarizing: text.busySummarizing, pruning: text.busyPruning, applying: text.busyApplying };
 
 const api = acquireVsCodeApi();
 
@@ -97,7 +99,7 @@ function showNotice(notice: Notice | undefined): void {
 
 function renderActions(state: PanelState): HTMLElement {
   const disabled = state.session === undefined || state.busy !== undefined || state.proposal !== undefined;
-  const input = h('input', { class: 'text-input', key: 'compact-instructions', attrs: { id: 'compact-instructions', type: 'text', placeholder: 'Optional: what the summary must keep' } });
+  const input = h('input', { class: 'text-input', key: 'compact-instructions', attrs: { id: 'compact-instructions', type: 'text', placeholder: text.compactInstructionsPlaceholder } });
   input.value = ui.compactInstructions;
   input.disabled = disabled;
   input.addEventListener('input', () => {
@@ -109,16 +111,16 @@ function renderActions(state: PanelState): HTMLElement {
     if (event.key === 'Enter' && !disabled) compact();
   });
   const busy = state.busy
-    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${BUSY_LABELS[state.busy.what]} (started ${formatAgo(state.busy.since, new Date(), navigator.language)})`)
+    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${fill(text.busyStarted, BUSY_LABELS[state.busy.what], formatAgo(state.busy.since, new Date(), navigator.language))}`)
     : null;
   return h(
     'section',
     { class: 'card', attrs: { 'aria-labelledby': 'actions-heading' } },
-    h('h2', { attrs: { id: 'actions-heading' } }, 'Actions'),
+    h('h2', { attrs: { id: 'actions-heading' } }, text.actions),
     busy,
-    h('div', { class: 'button-row' }, button('Prune now', () => post({ type: 'pruneNow' }), { icon: 'filter', secondary: true, disabled, key: 'prune', title: 'Hide old tool outputs from the model (they stay in the session)' })),
-    h('label', { class: 'field-label', attrs: { for: 'compact-instructions' } }, 'Compaction instructions'),
-    h('div', { class: 'input-row' }, input, button('Compact now', compact, { icon: 'fold', disabled, key: 'compact' })),
+    h('div', { class: 'button-row' }, button(text.pruneNow, () => post({ type: 'pruneNow' }), { icon: 'filter', secondary: true, disabled, key: 'prune', title: text.pruneNowTitle })),
+    h('label', { class: 'field-label', attrs: { for: 'compact-instructions' } }, text.compactInstructions),
+    h('div', { class: 'input-row' }, input, button(text.compactNow, compact, { icon: 'fold', disabled, key: 'compact' })),
   );
 }
 
@@ -132,7 +134,7 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');
-  if (title) title.textContent = state.session ? state.session.title : 'No active session';
+  if (title) title.textContent = state.session ? state.session.title : text.noSession;
 }
 
 function onHostMessage(message: HostMessage): void {
@@ -158,7 +160,7 @@ function onHostMessage(message: HostMessage): void {
 function mount(): void {
   const app = document.getElementById('app') ?? document.body;
   app.replaceChildren(
-    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ' Context & Compaction'), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button('Settings', () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: 'Open the Compaction Agent settings' })),
+    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
     statusRegion,
     alertRegion,
     budgetHost,

@@ -3,6 +3,8 @@
 import { autoCompactionLabel, budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowLabel } from '../src/shared/budgetFormat';
 import type { BudgetView } from '../src/shared/panelViewModels';
 import { badge, h } from './panelDom';
+import { text } from './panelText';
+import { fill } from '../src/shared/panelStrings';
 
 interface Segment {
   key: string;
@@ -13,24 +15,24 @@ interface Segment {
 function segments(view: BudgetView): Segment[] {
   const b = view.breakdown;
   return [
-    { key: 'system', label: 'System prompt', tokens: b.system },
-    ...(b.instructions > 0 ? [{ key: 'instructions', label: 'Instructions', tokens: b.instructions }] : []),
-    { key: 'tools', label: 'Tools', tokens: b.tools },
-    { key: 'summary', label: 'Summary', tokens: b.summary },
-    { key: 'messages', label: 'Messages', tokens: b.messages },
-    { key: 'toolResults', label: 'Tool results', tokens: b.toolResults },
-    { key: 'free', label: 'Free', tokens: b.free },
-    { key: 'reserved', label: 'Reserved for output', tokens: view.reserved },
+    { key: 'system', label: text.segmentSystem, tokens: b.system },
+    ...(b.instructions > 0 ? [{ key: 'instructions', label: text.segmentInstructions, tokens: b.instructions }] : []),
+    { key: 'tools', label: text.segmentTools, tokens: b.tools },
+    { key: 'summary', label: text.segmentSummary, tokens: b.summary },
+    { key: 'messages', label: text.segmentMessages, tokens: b.messages },
+    { key: 'toolResults', label: text.segmentToolResults, tokens: b.toolResults },
+    { key: 'free', label: text.segmentFree, tokens: b.free },
+    { key: 'reserved', label: text.segmentReserved, tokens: view.reserved },
   ];
 }
 
 function accuracyBadges(view: BudgetView): HTMLElement[] {
   const out: HTMLElement[] = [];
-  if (view.unknown) out.push(badge('unknown', 'warning', 'Unknown until the next model reply (right after a compaction)'));
-  else if (view.estimated) out.push(badge('estimate', 'info', 'No usage report from the endpoint yet'));
-  if (view.exact) out.push(badge('exact', 'ok', 'The local tokenizer is exact for this model'));
-  if (view.windowUntilLoaded) out.push(badge('unknown until loaded', 'warning', 'The server has not loaded the model: its window is known once it does (the next request loads it)'));
-  else if (!view.windowKnown) out.push(badge('window unknown', 'warning', "No source told us the model's context window; set compactionAgent.context.windowTokens"));
+  if (view.unknown) out.push(badge(text.badgeUnknown, 'warning', text.badgeUnknownTitle));
+  else if (view.estimated) out.push(badge(text.badgeEstimate, 'info', text.badgeEstimateTitle));
+  if (view.exact) out.push(badge(text.badgeExact, 'ok', text.badgeExactTitle));
+  if (view.windowUntilLoaded) out.push(badge(text.badgeUntilLoaded, 'warning', text.badgeUntilLoadedTitle));
+  else if (!view.windowKnown) out.push(badge(text.badgeWindowUnknown, 'warning', text.badgeWindowUnknownTitle));
   return out;
 }
 
@@ -39,7 +41,7 @@ function bar(view: BudgetView, parts: Segment[]): HTMLElement {
   const alternative = parts.map((part) => `${part.label} ${formatTokens(part.tokens)}`).join(', ');
   const element = h('div', {
     class: 'budget-bar',
-    attrs: { role: 'img', 'aria-label': `Context window ${formatTokens(view.contextWindow)} tokens: ${alternative}` },
+    attrs: { role: 'img', 'aria-label': fill(text.budgetBarLabel, formatTokens(view.contextWindow), alternative) },
   });
   for (const part of parts) {
     if (part.tokens <= 0) continue;
@@ -63,9 +65,9 @@ function legend(parts: Segment[]): HTMLElement {
 
 export function renderBudget(view: BudgetView | undefined): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'budget-heading' } });
-  section.appendChild(h('h2', { attrs: { id: 'budget-heading' } }, 'Context budget'));
+  section.appendChild(h('h2', { attrs: { id: 'budget-heading' } }, text.budgetHeading));
   if (!view) {
-    section.appendChild(h('p', { class: 'muted' }, 'No active session. Start a chat with @agent to see its context budget.'));
+    section.appendChild(h('p', { class: 'muted' }, text.budgetNoSession));
     return section;
   }
   const parts = segments(view);
@@ -74,7 +76,7 @@ export function renderBudget(view: BudgetView | undefined): HTMLElement {
       'div',
       { class: 'budget-headline' },
       h('span', { class: 'big-number' }, view.windowKnown ? formatPercent(view.percent) : formatTokens(view.used)),
-      h('span', {}, view.windowKnown ? ` ${formatTokens(view.used)} of ${formatTokens(view.usable)} usable tokens` : ' tokens used; the model\'s window is unknown'),
+      h('span', {}, view.windowKnown ? fill(text.budgetUsable, formatTokens(view.used), formatTokens(view.usable)) : text.budgetWindowUnknown),
       ...accuracyBadges(view),
     ),
     ...(view.reportNote ? [h('p', { class: 'problems', attrs: { role: 'status' } }, view.reportNote)] : []),
@@ -83,11 +85,11 @@ export function renderBudget(view: BudgetView | undefined): HTMLElement {
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Model'), h('dd', {}, view.model || 'none'),
-      h('dt', {}, 'Window'), h('dd', {}, windowLabel(view)),
-      h('dt', {}, 'Counts'), h('dd', {}, budgetAccuracyLabel(view)),
-      h('dt', {}, 'Auto-compaction'), h('dd', {}, autoCompactionLabel(view)),
-      h('dt', {}, 'Last compaction'), h('dd', {}, lastCompactionLabel(view)),
+      h('dt', {}, text.factModel), h('dd', {}, view.model || text.factNone),
+      h('dt', {}, text.factWindow), h('dd', {}, windowLabel(view)),
+      h('dt', {}, text.factCounts), h('dd', {}, budgetAccuracyLabel(view)),
+      h('dt', {}, text.factAutoCompaction), h('dd', {}, autoCompactionLabel(view)),
+      h('dt', {}, text.factLastCompaction), h('dd', {}, lastCompactionLabel(view)),
     ),
   );
   return section;

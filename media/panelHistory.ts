@@ -4,20 +4,23 @@ import { formatAgo, formatTokens } from '../src/shared/budgetFormat';
 import type { WebviewMessage } from '../src/shared/panelProtocol';
 import type { CheckpointView, CompactionHistoryItem, HistoryView, PinView } from '../src/shared/panelViewModels';
 import { badge, button, h } from './panelDom';
+import { text } from './panelText';
+import { fill } from '../src/shared/panelStrings';
 
 type Post = (message: WebviewMessage) => void;
 
 /** E.g. `3 turns from “fix the parser…”`: what the compaction summarized, so rows can be told apart. */
 function coverage(item: CompactionHistoryItem): string {
-  if (item.turns === 0) return 'Part of a turn';
-  return `${item.turns} turn${item.turns === 1 ? '' : 's'}${item.firstRequest ? ` from “${item.firstRequest}”` : ''}`;
+  if (item.turns === 0) return text.partOfTurn;
+  const turns = item.turns === 1 ? text.oneTurn : fill(text.manyTurns, item.turns);
+  return item.firstRequest ? fill(text.turnsFrom, turns, item.firstRequest) : turns;
 }
 
 export function renderHistory(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'history-heading' } });
-  section.appendChild(h('h2', { attrs: { id: 'history-heading' } }, 'Compactions on this branch'));
+  section.appendChild(h('h2', { attrs: { id: 'history-heading' } }, text.historyHeading));
   if (history.compactions.length === 0) {
-    section.appendChild(h('p', { class: 'muted' }, 'No compaction yet.'));
+    section.appendChild(h('p', { class: 'muted' }, text.historyEmpty));
     return section;
   }
   const now = new Date();
@@ -35,16 +38,16 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
             'div',
             { class: 'row-meta' },
             `${formatTokens(item.tokensBefore)} → ${formatTokens(item.tokensAfter)} · ${formatAgo(item.when, now, navigator.language)} `,
-            item.auto ? badge('auto', 'info') : badge('manual', 'info'),
-            item.edited ? badge('edited', 'info', 'The summary was edited before it was applied') : null,
+            item.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'),
+            item.edited ? badge(text.badgeEdited, 'info', text.badgeEditedTitle) : null,
           ),
         ),
-        button('Restore pre-compaction branch', () => post({ type: 'restoreCompaction', compactionId: item.id }), {
+        button(text.restoreBranch, () => post({ type: 'restoreCompaction', compactionId: item.id }), {
           icon: 'history',
           secondary: true,
           disabled,
           key: `restore:${item.id}`,
-          ariaLabel: `Restore the branch as it was before the compaction of ${coverage(item)}`,
+          ariaLabel: fill(text.restoreBranchLabel, coverage(item)),
         }),
       ),
     );
@@ -55,22 +58,22 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
 
 function changedFiles(point: CheckpointView): string {
   const count = point.fileCount ?? point.files.length;
-  if (count === 0) return 'no file changed since';
-  const shown = point.files.slice(0, 3).join(', ');
-  const more = count > 3 ? ` and ${count - 3} more` : '';
-  return `${count} file${count === 1 ? '' : 's'} changed since: ${shown}${more}`;
+  if (count === 0) return text.noFileChanged;
+  const first = point.files.slice(0, 3).join(', ');
+  const shown = count > 3 ? fill(text.andMore, first, count - 3) : first;
+  return count === 1 ? fill(text.oneFileChanged, shown) : fill(text.manyFilesChanged, count, shown);
 }
 
 /** Every request is a checkpoint: the files the agent changed since, and the conversation, can go back to before it. */
 export function renderCheckpoints(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'checkpoints-heading' } });
   section.append(
-    h('h2', { attrs: { id: 'checkpoints-heading' } }, 'Checkpoints'),
-    h('p', { class: 'muted' }, 'Restore the files, the conversation or both to before a request. Nothing is lost: a restore is itself a checkpoint.'),
+    h('h2', { attrs: { id: 'checkpoints-heading' } }, text.checkpointsHeading),
+    h('p', { class: 'muted' }, text.checkpointsIntro),
   );
   const points = history.checkpoints ?? [];
   if (points.length === 0) {
-    section.appendChild(h('p', { class: 'muted' }, 'No request yet.'));
+    section.appendChild(h('p', { class: 'muted' }, text.checkpointsEmpty));
     return section;
   }
   const now = new Date();
@@ -86,12 +89,12 @@ export function renderCheckpoints(history: HistoryView, disabled: boolean, post:
           h('div', { class: 'row-title' }, point.title),
           h('div', { class: 'row-meta' }, `${changedFiles(point)} · ${formatAgo(point.when, now, navigator.language)}`),
         ),
-        button('Restore…', () => post({ type: 'restoreCheckpoint', entryId: point.entryId }), {
+        button(text.restoreCheckpoint, () => post({ type: 'restoreCheckpoint', entryId: point.entryId }), {
           icon: 'discard',
           secondary: true,
           disabled,
           key: `checkpoint:${point.entryId}`,
-          ariaLabel: `Restore to before ${point.title}`,
+          ariaLabel: fill(text.restoreCheckpointLabel, point.title),
         }),
       ),
     );
@@ -104,7 +107,7 @@ function pinRow(pin: PinView, action: HTMLButtonElement): HTMLElement {
   return h(
     'li',
     { class: 'row' },
-    h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, pin.title || '(empty message)'), h('div', { class: 'row-meta' }, `${formatTokens(pin.tokens)} tokens`)),
+    h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, pin.title || text.emptyMessage), h('div', { class: 'row-meta' }, fill(text.tokens, formatTokens(pin.tokens)))),
     action,
   );
 }
@@ -112,29 +115,29 @@ function pinRow(pin: PinView, action: HTMLButtonElement): HTMLElement {
 export function renderPins(history: HistoryView, disabled: boolean, post: Post): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'pins-heading' } });
   section.append(
-    h('h2', { attrs: { id: 'pins-heading' } }, 'Pinned messages'),
-    h('p', { class: 'muted' }, 'Pinned messages survive every compaction verbatim.'),
+    h('h2', { attrs: { id: 'pins-heading' } }, text.pinsHeading),
+    h('p', { class: 'muted' }, text.pinsIntro),
   );
-  if (history.pins.length === 0) section.appendChild(h('p', { class: 'muted' }, 'Nothing pinned.'));
+  if (history.pins.length === 0) section.appendChild(h('p', { class: 'muted' }, text.pinsEmpty));
   else {
     section.appendChild(
       h(
         'ul',
         { class: 'rows' },
         ...history.pins.map((pin) =>
-          pinRow(pin, button('Unpin', () => post({ type: 'unpin', entryId: pin.entryId }), { icon: 'pinned', secondary: true, disabled, key: `unpin:${pin.entryId}`, ariaLabel: `Unpin "${pin.title}"` })),
+          pinRow(pin, button(text.unpin, () => post({ type: 'unpin', entryId: pin.entryId }), { icon: 'pinned', secondary: true, disabled, key: `unpin:${pin.entryId}`, ariaLabel: fill(text.unpinLabel, pin.title) })),
         ),
       ),
     );
   }
   if (history.pinnable.length > 0) {
     section.append(
-      h('h3', {}, 'Recent messages'),
+      h('h3', {}, text.recentMessages),
       h(
         'ul',
         { class: 'rows' },
         ...history.pinnable.map((pin) =>
-          pinRow(pin, button('Pin', () => post({ type: 'pin', entryId: pin.entryId }), { icon: 'pin', secondary: true, disabled, key: `pin:${pin.entryId}`, ariaLabel: `Pin "${pin.title}"` })),
+          pinRow(pin, button(text.pin, () => post({ type: 'pin', entryId: pin.entryId }), { icon: 'pin', secondary: true, disabled, key: `pin:${pin.entryId}`, ariaLabel: fill(text.pinLabel, pin.title) })),
         ),
       ),
     );

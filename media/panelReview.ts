@@ -6,6 +6,8 @@ import type { WebviewMessage } from '../src/shared/panelProtocol';
 import type { CompactionProposalView, EntryKind, EntryView, NoticeLevel } from '../src/shared/panelViewModels';
 import { append, badge, button, clipText, h, icon } from './panelDom';
 import { renderMarkdown } from './panelMarkdown';
+import { text } from './panelText';
+import { fill } from '../src/shared/panelStrings';
 
 /** The person's work in progress, persisted with setState so hiding the panel loses nothing. */
 export interface ReviewDraft {
@@ -28,7 +30,7 @@ const ENTRY_DISPLAY_CHARS = 20_000;
 const RERENDER_DELAY_MS = 250;
 
 function entryList(entries: EntryView[]): HTMLElement {
-  if (entries.length === 0) return h('p', { class: 'muted' }, 'Nothing.');
+  if (entries.length === 0) return h('p', { class: 'muted' }, text.nothing);
   return h(
     'ul',
     { class: 'entries' },
@@ -39,7 +41,7 @@ function entryList(entries: EntryView[]): HTMLElement {
         h(
           'details',
           { class: `entry entry-${entry.kind}` },
-          h('summary', {}, icon(KIND_ICONS[entry.kind]), h('span', { class: 'entry-title' }, entry.title || '(empty)'), h('span', { class: 'num' }, `${formatTokens(entry.tokens)} tokens`), entry.pinned ? badge('pinned', 'ok') : null),
+          h('summary', {}, icon(KIND_ICONS[entry.kind]), h('span', { class: 'entry-title' }, entry.title || text.emptyEntry), h('span', { class: 'num' }, fill(text.tokens, formatTokens(entry.tokens))), entry.pinned ? badge(text.badgePinned, 'ok') : null),
           h('pre', { class: 'entry-text' }, clipText(entry.text, ENTRY_DISPLAY_CHARS)),
         ),
       ),
@@ -48,7 +50,7 @@ function entryList(entries: EntryView[]): HTMLElement {
 }
 
 function entries(count: number): string {
-  return count === 1 ? '1 entry' : `${count} entries`;
+  return count === 1 ? text.oneEntry : fill(text.manyEntries, count);
 }
 
 function sumTokens(entries: EntryView[]): number {
@@ -104,7 +106,7 @@ export class ReviewView {
   }
 
   showTokenCount(tokens: number): void {
-    this.countLabel.textContent = `${formatTokens(tokens)} tokens`;
+    this.countLabel.textContent = fill(text.tokens, formatTokens(tokens));
   }
 
   private edited(): boolean {
@@ -114,7 +116,7 @@ export class ReviewView {
   private escape(): void {
     if (this.edited() && !this.escapeArmed) {
       this.escapeArmed = true;
-      this.callbacks.notice('warning', 'Press Escape again to discard your edits and cancel this compaction.');
+      this.callbacks.notice('warning', text.escapeAgain);
       return;
     }
     this.cancel();
@@ -124,37 +126,37 @@ export class ReviewView {
     if (this.proposal) this.callbacks.post({ type: 'cancelProposal', proposalId: this.proposal.id });
   }
 
-  private build(proposal: CompactionProposalView, text: string, regenerateInstructions: string): void {
+  private build(proposal: CompactionProposalView, summaryText: string, regenerateInstructions: string): void {
     this.escapeArmed = false;
     const textarea = h('textarea', { class: 'summary-input', key: 'summary', attrs: { id: 'summary-input', rows: '14', spellcheck: 'true', 'aria-describedby': 'summary-count' } });
-    textarea.value = text;
+    textarea.value = summaryText;
     textarea.addEventListener('input', () => this.onEdit());
-    const instructions = h('input', { class: 'text-input', key: 'regenerate-instructions', attrs: { id: 'regenerate-instructions', type: 'text', placeholder: 'e.g. keep every file path and error message' } });
+    const instructions = h('input', { class: 'text-input', key: 'regenerate-instructions', attrs: { id: 'regenerate-instructions', type: 'text', placeholder: text.regeneratePlaceholder } });
     instructions.value = regenerateInstructions;
     instructions.addEventListener('input', () => this.saveDraft());
     this.textarea = textarea;
     this.instructions = instructions;
     this.buttons = [
-      button('Apply', () => this.apply(), { icon: 'check', key: 'apply' }),
-      button('Regenerate', () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
-      button('Cancel', () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: 'Cancel this compaction (Escape)' }),
+      button(text.apply, () => this.apply(), { icon: 'check', key: 'apply' }),
+      button(text.regenerate, () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
+      button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: text.cancelTitle }),
     ];
-    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, `Replaced content (${entries(proposal.summarized.length)}, ${formatTokens(sumTokens(proposal.summarized))} tokens)`), entryList(proposal.summarized)), h('div', {}, h('h4', {}, 'Summary'), this.droppedPreview));
+    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, entries(proposal.summarized.length), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
     this.element.replaceChildren();
     append(this.element, [
-      h('h2', { attrs: { id: 'review-heading' } }, 'Review compaction ', proposal.auto ? badge('auto', 'info') : badge('manual', 'info'), proposal.needsReview ? badge('needs review', 'warning') : null),
-      h('p', { class: 'row-meta' }, `${formatTokens(proposal.tokensBefore)} → about ${formatTokens(proposal.estimatedTokensAfter)} tokens · ${entries(proposal.summarized.length)} summarized, ${proposal.kept.length} kept`),
-      proposal.instructions ? h('p', { class: 'row-meta' }, `Instructions: ${proposal.instructions}`) : null,
+      h('h2', { attrs: { id: 'review-heading' } }, text.reviewHeading, proposal.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'), proposal.needsReview ? badge(text.badgeNeedsReview, 'warning') : null),
+      h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), entries(proposal.summarized.length), proposal.kept.length)),
+      proposal.instructions ? h('p', { class: 'row-meta' }, fill(text.reviewInstructions, proposal.instructions)) : null,
       this.problems(proposal),
-      h('label', { class: 'field-label', attrs: { for: 'summary-input' } }, 'Summary (editable)'),
+      h('label', { class: 'field-label', attrs: { for: 'summary-input' } }, text.summaryEditable),
       textarea,
       h('div', { class: 'row-meta' }, this.countLabel, ' ', this.editedLabel),
-      proposal.turnPrefixSummary ? fold('Summary of the split turn’s beginning', false, h('pre', { class: 'entry-text' }, proposal.turnPrefixSummary)) : null,
-      fold('Preview', true, this.preview),
-      fold('What is dropped', false, dropped),
-      proposal.previousSummary !== undefined ? fold('Changes from the previous summary', false, this.diffBox) : null,
-      fold(`Kept verbatim (${entries(proposal.kept.length)}, ${formatTokens(sumTokens(proposal.kept))} tokens)`, false, entryList(proposal.kept)),
-      h('label', { class: 'field-label', attrs: { for: 'regenerate-instructions' } }, 'Instructions for Regenerate'),
+      proposal.turnPrefixSummary ? fold(text.splitTurnSummary, false, h('pre', { class: 'entry-text' }, proposal.turnPrefixSummary)) : null,
+      fold(text.preview, true, this.preview),
+      fold(text.whatIsDropped, false, dropped),
+      proposal.previousSummary !== undefined ? fold(text.changesFromPrevious, false, this.diffBox) : null,
+      fold(fill(text.keptVerbatim, entries(proposal.kept.length), formatTokens(sumTokens(proposal.kept))), false, entryList(proposal.kept)),
+      h('label', { class: 'field-label', attrs: { for: 'regenerate-instructions' } }, text.regenerateInstructions),
       instructions,
       h('div', { class: 'button-row' }, ...this.buttons),
     ]);
@@ -164,8 +166,8 @@ export class ReviewView {
 
   private problems(proposal: CompactionProposalView): HTMLElement | null {
     if (proposal.problems.length === 0 && !proposal.needsReview) return null;
-    const items = proposal.problems.length > 0 ? proposal.problems : ['The summary was flagged for review.'];
-    return h('div', { class: 'problems', attrs: { role: 'note', 'aria-label': 'Problems found in the summary' } }, icon('warning'), h('ul', {}, ...items.map((problem) => h('li', {}, problem))));
+    const items = proposal.problems.length > 0 ? proposal.problems : [text.flaggedForReview];
+    return h('div', { class: 'problems', attrs: { role: 'note', 'aria-label': text.problemsLabel } }, icon('warning'), h('ul', {}, ...items.map((problem) => h('li', {}, problem))));
   }
 
   private onEdit(): void {
@@ -183,14 +185,14 @@ export class ReviewView {
   /** Preview, diff, edited mark and token count follow the text in the textarea. */
   private refreshDerived(): void {
     const proposal = this.proposal;
-    const text = this.textarea?.value ?? '';
+    const summary = this.textarea?.value ?? '';
     if (!proposal) return;
-    this.countLabel.textContent = 'counting tokens…';
-    this.callbacks.requestTokenCount(text);
-    this.editedLabel.textContent = this.edited() ? '· edited' : '';
-    this.preview.replaceChildren(renderMarkdown(text));
-    this.droppedPreview.replaceChildren(renderMarkdown(text));
-    if (proposal.previousSummary !== undefined) this.renderDiff(proposal.previousSummary, text);
+    this.countLabel.textContent = text.countingTokens;
+    this.callbacks.requestTokenCount(summary);
+    this.editedLabel.textContent = this.edited() ? text.editedMark : '';
+    this.preview.replaceChildren(renderMarkdown(summary));
+    this.droppedPreview.replaceChildren(renderMarkdown(summary));
+    if (proposal.previousSummary !== undefined) this.renderDiff(proposal.previousSummary, summary);
   }
 
   private renderDiff(before: string, after: string): void {
@@ -201,7 +203,7 @@ export class ReviewView {
       const mark = line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  ';
       pre.appendChild(h('span', { class: `diff-${line.kind}` }, mark + line.text, '\n'));
     }
-    this.diffBox.replaceChildren(h('p', { class: 'row-meta' }, `${stats.added} lines added, ${stats.removed} removed`), pre);
+    this.diffBox.replaceChildren(h('p', { class: 'row-meta' }, fill(text.diffStats, stats.added, stats.removed)), pre);
   }
 
   private apply(): void {

@@ -64,13 +64,13 @@ function workspaceUri(relative: string): vscode.Uri | undefined {
 
 /** What the chat shows for a failed model call, with the button that fixes it where there is one. */
 export function renderModelError(stream: vscode.ChatResponseStream, message: string, error?: ModelError): void {
-  stream.markdown(markdownWithText('\n\n**@agent stopped:** ', message, '\n'));
-  if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: 'Set API Key' });
+  stream.markdown(markdownWithText(`\n\n**${vscode.l10n.t('@agent stopped:')}** `, message, '\n'));
+  if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: vscode.l10n.t('Set API Key') });
   if (error?.kind === 'notFound' || error?.kind === 'network') {
-    stream.button({ command: 'compactionAgent.setUp', title: 'Set Up Endpoint' });
-    stream.button({ command: 'compactionAgent.openSettings', title: 'Open Settings' });
+    stream.button({ command: 'compactionAgent.setUp', title: vscode.l10n.t('Set Up Endpoint') });
+    stream.button({ command: 'compactionAgent.openSettings', title: vscode.l10n.t('Open Settings') });
   }
-  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
+  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Show Context Budget') });
 }
 
 function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
@@ -88,34 +88,34 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       }
       break;
     case 'prune':
-      stream.markdown(`\n\n*Pruned ${event.entry.toolResultIds.length} old tool output(s) from the context (~${formatTokens(event.tokensFreed)} tokens freed; they stay stored and readable).*\n\n`);
+      stream.markdown(`\n\n*${vscode.l10n.t('Pruned {0} old tool output(s) from the context (~{1} tokens freed; they stay stored and readable).', event.entry.toolResultIds.length, formatTokens(event.tokensFreed))}*\n\n`);
       break;
     case 'compactionStart':
-      stream.progress(event.reason === 'overflow' ? 'The endpoint reported an overflow: compacting and retrying once…' : 'The context is nearly full: compacting older turns…');
+      stream.progress(event.reason === 'overflow' ? vscode.l10n.t('The endpoint reported an overflow: compacting and retrying once…') : vscode.l10n.t('The context is nearly full: compacting older turns…'));
       break;
     case 'compactionReview':
-      stream.progress('Waiting for your review of the summary in the Context & Compaction panel…');
+      stream.progress(vscode.l10n.t('Waiting for your review of the summary in the Context & Compaction panel…'));
       break;
     case 'compaction':
-      stream.markdown(`\n\n*Compacted the conversation: ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens.*\n\n`);
+      stream.markdown(`\n\n*${vscode.l10n.t('Compacted the conversation: {0} → {1} tokens.', formatTokens(event.tokensBefore), formatTokens(event.tokensAfter))}*\n\n`);
       break;
     case 'notice':
-      stream.markdown(markdownWithText('\n\n**Context window:** ', event.message, '\n\n'));
+      stream.markdown(markdownWithText(`\n\n**${vscode.l10n.t('Context window:')}** `, event.message, '\n\n'));
       break;
     case 'retry':
-      stream.progress(`Retrying in ${Math.round(event.delayMs / 1000)} s (${event.reason})…`);
+      stream.progress(vscode.l10n.t('Retrying in {0} s ({1})…', Math.round(event.delayMs / 1000), event.reason));
       break;
     case 'error':
       renderModelError(stream, event.message, event.error);
       if (event.restoredOverBudget) {
-        stream.button({ command: 'compactionAgent.resumeAutoCompaction', title: 'Resume Automatic Compaction' });
-        stream.button({ command: 'compactionAgent.pruneNow', title: 'Prune Now' });
-        stream.button({ command: 'compactionAgent.compactNow', title: 'Compact Now' });
-        stream.button({ command: 'compactionAgent.showBudget', title: 'Show Context Budget' });
+        stream.button({ command: 'compactionAgent.resumeAutoCompaction', title: vscode.l10n.t('Resume Automatic Compaction') });
+        stream.button({ command: 'compactionAgent.pruneNow', title: vscode.l10n.t('Prune Now') });
+        stream.button({ command: 'compactionAgent.compactNow', title: vscode.l10n.t('Compact Now') });
+        stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Show Context Budget') });
       }
       break;
     case 'done':
-      if (event.reason === 'maxSteps') stream.markdown(`\n\n*Stopped after ${event.steps} steps; ask @agent to continue.*`);
+      if (event.reason === 'maxSteps') stream.markdown(`\n\n*${vscode.l10n.t('Stopped after {0} steps; ask @agent to continue.', event.steps)}*`);
       break;
     default:
       break;
@@ -141,22 +141,22 @@ class ContextFooter {
 
   render(stream: vscode.ChatResponseStream): void {
     const parts: string[] = [];
-    if (this.pruned > 0) parts.push(`pruned ${this.pruned} old tool output(s) (~${formatTokens(this.freed)} tokens)`);
-    for (const compaction of this.compactions) parts.push(`compacted ${formatTokens(compaction.before)} → ${formatTokens(compaction.after)} tokens`);
+    if (this.pruned > 0) parts.push(vscode.l10n.t('pruned {0} old tool output(s) (~{1} tokens)', this.pruned, formatTokens(this.freed)));
+    for (const compaction of this.compactions) parts.push(vscode.l10n.t('compacted {0} → {1} tokens', formatTokens(compaction.before), formatTokens(compaction.after)));
     if (parts.length === 0) return;
-    stream.markdown(`\n\n---\n*Context: ${parts.join('; ')}. Nothing was deleted.*\n`);
+    stream.markdown(`\n\n---\n*${vscode.l10n.t('Context: {0}. Nothing was deleted.', parts.join('; '))}*\n`);
     const last = this.compactions.at(-1);
     if (!last) return;
-    stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
-    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [last.id] });
+    stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
+    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore'), arguments: [last.id] });
   }
 }
 
 /** Why the images of this request stay out of the call, or undefined when the model gets them. */
 function imagesWithheld(input: AgentRunInput): string | undefined {
-  if (!input.bound.ours) return "VS Code's language-model API gives extensions no way to send images to its models yet";
+  if (!input.bound.ours) return vscode.l10n.t("VS Code's language-model API gives extensions no way to send images to its models yet");
   if (modelTakesImages(input.bound.choice.id, input.configuration.settings.endpoint.imageInput)) return undefined;
-  return `${input.bound.choice.id} is not known to read images (set compactionAgent.endpoint.imageInput to "always" if it does)`;
+  return vscode.l10n.t('{0} is not known to read images (set compactionAgent.endpoint.imageInput to "always" if it does)', input.bound.choice.id);
 }
 
 /** Stores each image's bytes (base64) in the session's blob store, with its size from the header. */
@@ -165,14 +165,21 @@ async function storeImages(input: AgentRunInput, images: readonly ImageSource[],
   for (const image of images) {
     const size = imageDimensions(image.bytes);
     if (!size) {
-      skipped.push(`Not sent: ${image.name} is not a readable PNG, JPEG, GIF or WebP image.`);
+      skipped.push(vscode.l10n.t('Not sent: {0} is not a readable PNG, JPEG, GIF or WebP image.', image.name));
       continue;
     }
     const blob = await input.session.log.blobs.put(Buffer.from(image.bytes).toString('base64'));
     stored.push({ blob, mimeType: image.mimeType, name: image.name, width: size.width, height: size.height });
   }
   const withheld = stored.length > 0 ? imagesWithheld(input) : undefined;
-  if (withheld) skipped.push(`${stored.map((image) => image.name).join(', ')} ${stored.length === 1 ? 'is' : 'are'} kept with your message, but the model gets only a line naming ${stored.length === 1 ? 'it' : 'them'}: ${withheld}.`);
+  if (withheld) {
+    const names = stored.map((image) => image.name).join(', ');
+    skipped.push(
+      stored.length === 1
+        ? vscode.l10n.t('{0} is kept with your message, but the model gets only a line naming it: {1}.', names, withheld)
+        : vscode.l10n.t('{0} are kept with your message, but the model gets only a line naming them: {1}.', names, withheld),
+    );
+  }
   return stored;
 }
 
@@ -180,7 +187,7 @@ async function storeImages(input: AgentRunInput, images: readonly ImageSource[],
 async function requestAttachments(input: AgentRunInput): Promise<{ attachments: UserAttachment[]; images: UserImage[] }> {
   const read = await readChatAttachments(input.request.references);
   const prepared = prepareAttachments(read.sources, thresholdsFor(input.bound.choice.contextWindow, input.configuration.settings));
-  const shortened = prepared.shortened.map((label) => `Attached ${label} was shortened to its head and tail to fit the context; the model can ask for the rest.`);
+  const shortened = prepared.shortened.map((label) => vscode.l10n.t('Attached {0} was shortened to its head and tail to fit the context; the model can ask for the rest.', label));
   const skipped = [...read.skipped];
   const images = await storeImages(input, [...read.images, ...(input.pendingImages?.take() ?? [])], skipped);
   for (const note of [...skipped, ...shortened]) input.stream.markdown(noteMarkdown(note));
@@ -210,7 +217,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       });
       for (const tool of selection.chosen) registry.addExternal(tool);
       if (selection.dropped.length > 0) {
-        stream.markdown(`*Offered ${selection.chosen.length} of ${optional.length} VS Code tools: all of them would take more than a quarter of this model's ${formatTokens(selection.limit * 4)}-token prompt budget (compactionAgent.tools.includeVsCodeTools).*\n\n`);
+        stream.markdown(`*${vscode.l10n.t("Offered {0} of {1} VS Code tools: all of them would take more than a quarter of this model's {2}-token prompt budget (compactionAgent.tools.includeVsCodeTools).", selection.chosen.length, optional.length, formatTokens(selection.limit * 4))}*\n\n`);
       }
     }
     const workspace = vscodeWorkspaceAccess(input.confirm, configuration.settings.tools.runCommandsInTerminal ? input.terminal : undefined);
@@ -219,7 +226,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots(), instructions });
     session.useRequestShape(registry.definitions(), systemPrompt);
     const deps = session.deps();
-    if (!deps) throw new Error('The tokenizer could not be loaded.');
+    if (!deps) throw new Error(vscode.l10n.t('The tokenizer could not be loaded.'));
     const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
     const events = runAgent({
       log: session.log,

@@ -49,7 +49,7 @@ export class AgentSessions implements vscode.Disposable {
     let opening = this.sessions.get(id);
     if (!opening) {
       opening = this.store.get(id).then(async (opened) => {
-        if (!opened) throw new Error(`Session ${id} is not in this workspace's storage.`);
+        if (!opened) throw new Error(vscode.l10n.t("Session {0} is not in this workspace's storage.", id));
         return new AgentSession(opened.log, opened.record, await AgentSession.loadCounts(opened.log), this.memento, this.configuration);
       });
       this.sessions.set(id, opening);

@@ -31,11 +31,11 @@ export class ApiKeyStore implements vscode.Disposable {
   /** Asks for the key in a password box; returns false when the user cancelled. */
   async prompt(): Promise<boolean> {
     const key = await vscode.window.showInputBox({
-      title: 'Compaction Agent: API Key',
-      prompt: 'API key for the OpenAI-compatible endpoint. It is stored in VS Code\'s secret storage, never in settings.',
+      title: vscode.l10n.t('Compaction Agent: API Key'),
+      prompt: vscode.l10n.t('API key for the OpenAI-compatible endpoint. It is stored in VS Code\'s secret storage, never in settings.'),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (value) => (value.trim() !== value || /\s/.test(value) ? 'The key must not contain spaces.' : undefined),
+      validateInput: (value) => (value.trim() !== value || /\s/.test(value) ? vscode.l10n.t('The key must not contain spaces.') : undefined),
     });
     if (key === undefined) return false;
     if (key === '') await this.clear();

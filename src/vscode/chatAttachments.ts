@@ -78,7 +78,7 @@ async function fromUri(uri: vscode.Uri): Promise<AttachmentSource> {
   const open = openDocument(uri);
   if (open) return { name, text: open.getText(), readable };
   const stat = await vscode.workspace.fs.stat(uri);
-  if (stat.type & vscode.FileType.Directory) return { name: `${name} (folder listing)`, text: await folderListing(uri), readable: false };
+  if (stat.type & vscode.FileType.Directory) return { name: vscode.l10n.t('{0} (folder listing)', name), text: await folderListing(uri), readable: false };
   return { name, text: await textOf(uri, name), readable };
 }
 
@@ -108,7 +108,7 @@ function looksLikePicture(path: string): boolean {
 }
 
 function tooLarge(name: string, bytes: number): string {
-  return `Not sent: the image ${name} is ${(bytes / 1024 / 1024).toFixed(1)} MB; images above ${MAX_IMAGE_BYTES / 1024 / 1024} MB are refused by servers.`;
+  return vscode.l10n.t('Not sent: the image {0} is {1} MB; images above {2} MB are refused by servers.', name, (bytes / 1024 / 1024).toFixed(1), MAX_IMAGE_BYTES / 1024 / 1024);
 }
 
 /** The image by its bytes, whatever its name or declared type says: a whole PNG, JPEG, GIF or WebP, or a sentence saying why not. */
@@ -145,9 +145,9 @@ async function sourceOf(reference: vscode.ChatPromptReference): Promise<Attachme
   if (typeof value === 'string') return { name: reference.modelDescription ?? reference.id, text: value, readable: false };
   if (isBinaryReference(value)) {
     if (value.mimeType.startsWith('image/')) return imageFromBinary(reference, value);
-    return `Not sent: ${shownName(reference)} (${value.mimeType}); @agent sends text and images, not other binary data.`;
+    return vscode.l10n.t('Not sent: {0} ({1}); @agent sends text and images, not other binary data.', shownName(reference), value.mimeType);
   }
-  return `Not sent: ${shownName(reference)}; @agent does not read this kind of attachment.`;
+  return vscode.l10n.t('Not sent: {0}; @agent does not read this kind of attachment.', shownName(reference));
 }
 
 /** Reads every attachment; one that cannot be read becomes a line in `skipped` instead of failing the request. */
@@ -171,7 +171,7 @@ export async function readChatAttachments(references: readonly vscode.ChatPrompt
       result.sources.push(source);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      result.skipped.push(`Not sent: ${shownName(reference)}; ${why.replace(/\.$/, '')}.`);
+      result.skipped.push(vscode.l10n.t('Not sent: {0}; {1}.', shownName(reference), why.replace(/\.$/, '')));
     }
   }
   return result;

@@ -42,7 +42,7 @@ export interface ParticipantDeps {
 
 function titleFrom(prompt: string): string {
   const line = prompt.replace(/\s+/g, ' ').trim();
-  return line ? (line.length > 60 ? `${line.slice(0, 59)}…` : line) : 'New session';
+  return line ? (line.length > 60 ? `${line.slice(0, 59)}…` : line) : vscode.l10n.t('New session');
 }
 
 async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatContext, deps: ParticipantDeps): Promise<AgentSession> {
@@ -58,8 +58,8 @@ async function followThread(session: AgentSession, context: vscode.ChatContext, 
   const point = threadLeaf ? threadBranchPoint(session.log.path(), threadLeaf) : undefined;
   if (!point) return;
   await session.log.moveLeaf(point.leafId, 'switch');
-  const requests = point.dropped === 1 ? '1 later request' : `${point.dropped} later requests`;
-  stream.markdown(`*This chat no longer shows ${requests} of the session (edited or removed), so the session continues from before them on a new branch; the earlier branch is kept (Switch Branch returns to it).*\n\n`);
+  const requests = point.dropped === 1 ? vscode.l10n.t('1 later request') : vscode.l10n.t('{0} later requests', point.dropped);
+  stream.markdown(`*${vscode.l10n.t('This chat no longer shows {0} of the session (edited or removed), so the session continues from before them on a new branch; the earlier branch is kept (Switch Branch returns to it).', requests)}*\n\n`);
 }
 
 /** The request's cancel as an AbortSignal: VS Code's token is converted here, once. */
@@ -86,13 +86,13 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   // that failed for one the person edited away (it would branch back and forget what that turn did).
   const metadata = (): AgentResultMetadata => ({ sessionId: session.id, leafId: session.log.leafId });
   if (session.log.readOnly) {
-    stream.markdown('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.');
+    stream.markdown(vscode.l10n.t('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.'));
     return { metadata: metadata() };
   }
   const cancel = abortSignalOf(token);
   let run: RunningRequest;
   try {
-    run = await session.engine.beginRequest(cancel.signal, request.command === 'compact' ? { replacesReview: 'The automatic compaction waiting for review was replaced by your /compact.' } : {});
+    run = await session.engine.beginRequest(cancel.signal, request.command === 'compact' ? { replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your /compact.') } : {});
   } catch (error) {
     cancel.dispose();
     if (!(error instanceof SessionBusyError)) throw error;
@@ -118,7 +118,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         break;
       case 'new':
         if (!request.prompt.trim()) {
-          stream.markdown('Started a new session. The previous one stays stored; its chat thread still continues it.');
+          stream.markdown(vscode.l10n.t('Started a new session. The previous one stays stored; its chat thread still continues it.'));
           break;
         }
         await runAgentRequest(agent);

@@ -20,28 +20,28 @@ export interface SlashCommandInput {
 export async function compactCommand(input: SlashCommandInput): Promise<void> {
   const { session, stream, configuration, review } = input;
   const instructions = input.prompt.trim() || undefined;
-  stream.progress(instructions ? `Summarizing older turns (focus: ${instructions})…` : 'Summarizing older turns…');
+  stream.progress(instructions ? vscode.l10n.t('Summarizing older turns (focus: {0})…', instructions) : vscode.l10n.t('Summarizing older turns…'));
   const pending = await review.propose(session, instructions, false, input.signal);
   if (input.signal.aborted) {
-    stream.markdown('Compaction cancelled; nothing changed.');
+    stream.markdown(vscode.l10n.t('Compaction cancelled; nothing changed.'));
     return;
   }
   if (!pending) {
-    stream.markdown('Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+    stream.markdown(vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
     return;
   }
   const reviewFirst = configuration.settings.compaction.review !== 'never' || pending.review.proposal.needsReview;
   if (reviewFirst) {
     input.showPanel();
-    const why = pending.review.proposal.needsReview ? ` It needs your review: ${pending.review.proposal.problems.join('; ')}.` : '';
-    stream.markdown(`The proposed summary (${formatTokens(pending.review.proposal.tokensBefore)} → ~${formatTokens(pending.review.proposal.tokensAfter)} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.${why}`);
-    stream.button({ command: 'compactionAgent.showBudget', title: 'Review summary' });
+    const why = pending.review.proposal.needsReview ? ` ${vscode.l10n.t('It needs your review: {0}.', pending.review.proposal.problems.join('; '))}` : '';
+    stream.markdown(`${vscode.l10n.t('The proposed summary ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.', formatTokens(pending.review.proposal.tokensBefore), formatTokens(pending.review.proposal.tokensAfter))}${why}`);
+    stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Review summary') });
     return;
   }
   const entry = await review.applyPending(pending, pending.review.proposal.summary, false);
-  stream.markdown(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
-  stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
-  stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: 'Restore', arguments: [entry.id] });
+  stream.markdown(vscode.l10n.t('Compacted: {0} → {1} tokens.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
+  stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
+  stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore'), arguments: [entry.id] });
 }
 
 export async function contextCommand(input: SlashCommandInput): Promise<void> {
@@ -49,42 +49,48 @@ export async function contextCommand(input: SlashCommandInput): Promise<void> {
   await session.ensureCounter();
   const view = session.budgetView();
   if (!view) {
-    stream.markdown('The tokenizer could not be loaded, so the budget is unknown.');
+    stream.markdown(vscode.l10n.t('The tokenizer could not be loaded, so the budget is unknown.'));
     return;
   }
-  const state = view.unknown ? 'unknown until the next usage report (just compacted)' : view.estimated ? 'estimate (no usage report from the endpoint yet)' : 'calibrated against the endpoint’s usage reports';
+  const state = view.unknown
+    ? vscode.l10n.t('unknown until the next usage report (just compacted)')
+    : view.estimated
+      ? vscode.l10n.t('estimate (no usage report from the endpoint yet)')
+      : vscode.l10n.t('calibrated against the endpoint’s usage reports');
   const row = (name: string, tokens: number): string => `| ${name} | ${formatCount(tokens, vscode.env.language)} | ${view.usable > 0 ? ((tokens / view.usable) * 100).toFixed(1) : '0.0'} % |`;
   stream.markdown(
     [
-      `**Context budget** — ${view.model}, window ${formatCount(view.contextWindow, vscode.env.language)} tokens (${view.windowSource}); ${state}${view.exact ? ', exact tokenizer' : ''}.`,
+      vscode.l10n.t('**Context budget** — {0}, window {1} tokens ({2}); {3}{4}.', view.model, formatCount(view.contextWindow, vscode.env.language), view.windowSource, state, view.exact ? vscode.l10n.t(', exact tokenizer') : ''),
       '',
-      '| part | tokens | of usable |',
+      `| ${vscode.l10n.t('part')} | ${vscode.l10n.t('tokens')} | ${vscode.l10n.t('of usable')} |`,
       '| --- | ---: | ---: |',
-      row('System prompt', view.breakdown.system),
-      ...(view.breakdown.instructions > 0 ? [row('Instruction files', view.breakdown.instructions)] : []),
-      row('Tool definitions', view.breakdown.tools),
-      row('Summary', view.breakdown.summary),
-      row('Messages', view.breakdown.messages),
-      row('Tool results', view.breakdown.toolResults),
-      row('**Used**', view.used),
-      row('Free', view.breakdown.free),
-      `| Reserved for output | ${formatCount(view.reserved, vscode.env.language)} | (not usable) |`,
+      row(vscode.l10n.t('System prompt'), view.breakdown.system),
+      ...(view.breakdown.instructions > 0 ? [row(vscode.l10n.t('Instruction files'), view.breakdown.instructions)] : []),
+      row(vscode.l10n.t('Tool definitions'), view.breakdown.tools),
+      row(vscode.l10n.t('Summary'), view.breakdown.summary),
+      row(vscode.l10n.t('Messages'), view.breakdown.messages),
+      row(vscode.l10n.t('Tool results'), view.breakdown.toolResults),
+      row(`**${vscode.l10n.t('Used')}**`, view.used),
+      row(vscode.l10n.t('Free'), view.breakdown.free),
+      `| ${vscode.l10n.t('Reserved for output')} | ${formatCount(view.reserved, vscode.env.language)} | ${vscode.l10n.t('(not usable)')} |`,
       '',
-      `${session.tools.length} tool definitions are sent with every request. Auto-compaction is ${view.autoCompaction ? 'on' : 'off'}.`,
+      view.autoCompaction
+        ? vscode.l10n.t('{0} tool definitions are sent with every request. Auto-compaction is on.', session.tools.length)
+        : vscode.l10n.t('{0} tool definitions are sent with every request. Auto-compaction is off.', session.tools.length),
     ].join('\n'),
   );
-  stream.button({ command: 'compactionAgent.showBudget', title: 'Open Context & Compaction panel' });
+  stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Open Context & Compaction panel') });
 }
 
 export async function pruneCommand(input: SlashCommandInput): Promise<void> {
   const { session, stream } = input;
   await session.ensureCounter();
   const deps = session.deps();
-  if (!deps) throw new Error('The tokenizer could not be loaded.');
+  if (!deps) throw new Error(vscode.l10n.t('The tokenizer could not be loaded.'));
   const entry = await pruneNow(session.log, deps, { reason: 'manual', anySize: true });
   stream.markdown(
     entry
-      ? `Pruned ${entry.toolResultIds.length} old tool output(s): ~${formatTokens(entry.tokensFreed)} tokens freed. The model sees a placeholder and can read them back with read_stored_output.`
-      : `Nothing to prune: every tool output is within the protected recent window (${formatTokens(deps.settings.pruning.protectTokens)} tokens, last ${deps.settings.pruning.protectTurns} turns).`,
+      ? vscode.l10n.t('Pruned {0} old tool output(s): ~{1} tokens freed. The model sees a placeholder and can read them back with read_stored_output.', entry.toolResultIds.length, formatTokens(entry.tokensFreed))
+      : vscode.l10n.t('Nothing to prune: every tool output is within the protected recent window ({0} tokens, last {1} turns).', formatTokens(deps.settings.pruning.protectTokens), deps.settings.pruning.protectTurns),
   );
 }

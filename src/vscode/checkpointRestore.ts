@@ -64,29 +64,32 @@ export const workspaceRestorePort: RestorePort = {
 
 function fileList(paths: readonly string[], limit = 5): string {
   const shown = paths.slice(0, limit).join(', ');
-  return paths.length > limit ? `${shown} and ${paths.length - limit} more` : shown;
+  return paths.length > limit ? vscode.l10n.t('{0} and {1} more', shown, paths.length - limit) : shown;
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
+function fileCount(count: number): string {
+  return count === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', count);
 }
 
 /** Asks before overwriting changes someone made after the agent; true to go on. */
 async function confirmOverwrite(items: readonly RestoreItem[]): Promise<boolean> {
   const changed = await changedSince(items, workspaceRestorePort, blobRefOf);
   if (changed.length === 0) return true;
+  const restore = vscode.l10n.t('Restore');
   const choice = await vscode.window.showWarningMessage(
-    `${plural(changed.length, 'file')} changed after the agent last wrote ${changed.length === 1 ? 'it' : 'them'}: ${fileList(changed)}.`,
-    { modal: true, detail: 'Restoring replaces those changes too. Their current content is kept in the session: Restore Checkpoint… lists this restore, so it can be undone.' },
-    'Restore',
+    changed.length === 1
+      ? vscode.l10n.t('1 file changed after the agent last wrote it: {0}.', fileList(changed))
+      : vscode.l10n.t('{0} files changed after the agent last wrote them: {1}.', changed.length, fileList(changed)),
+    { modal: true, detail: vscode.l10n.t('Restoring replaces those changes too. Their current content is kept in the session: Restore Checkpoint… lists this restore, so it can be undone.') },
+    restore,
   );
-  return choice === 'Restore';
+  return choice === restore;
 }
 
 /** Checks trust and asks about files changed since the agent wrote them; false when the person cancelled. */
 export async function mayRestoreFiles(items: readonly RestoreItem[]): Promise<boolean> {
   if (items.length === 0) return true;
-  if (!vscode.workspace.isTrusted) throw new Error('Files cannot be restored in Restricted Mode: trust the workspace first.');
+  if (!vscode.workspace.isTrusted) throw new Error(vscode.l10n.t('Files cannot be restored in Restricted Mode: trust the workspace first.'));
   return confirmOverwrite(items);
 }
 
@@ -95,34 +98,34 @@ export async function mayRestoreFiles(items: readonly RestoreItem[]): Promise<bo
  * and records it as a fileRestore entry on the current branch. Returns one sentence for the person.
  */
 export async function restoreFiles(session: AgentSession, entryId: string, items: readonly RestoreItem[], what: string): Promise<string> {
-  if (items.length === 0) return `No file needed restoring to ${what}.`;
+  if (items.length === 0) return vscode.l10n.t('No file needed restoring to {0}.', what);
   const outcome = await applyFileRestore(items, workspaceRestorePort, session.log.blobs, fileRoots());
   if (outcome.changes.length > 0) await session.log.append({ type: 'fileRestore', targetId: entryId, changes: outcome.changes });
   const restored = outcome.changes.map((change) => change.path);
-  const done = restored.length > 0 ? `Restored ${plural(restored.length, 'file')} to ${what}: ${fileList(restored)}.` : `No file needed restoring to ${what}.`;
-  const failed = outcome.failed.map((failure) => ` ${failure.path} was not restored: ${failure.reason}.`).join('');
+  const done = restored.length > 0 ? vscode.l10n.t('Restored {0} to {1}: {2}.', fileCount(restored.length), what, fileList(restored)) : vscode.l10n.t('No file needed restoring to {0}.', what);
+  const failed = outcome.failed.map((failure) => ` ${vscode.l10n.t('{0} was not restored: {1}.', failure.path, failure.reason)}`).join('');
   return done + failed;
 }
 
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
-  const files = point.fileCount > 0 ? `${plural(point.fileCount, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
+  const files = point.fileCount > 0 ? vscode.l10n.t('{0} changed since: {1}', fileCount(point.fileCount), fileList(point.files)) : vscode.l10n.t('no file changed since');
   return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 
 function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
   const modes: Array<vscode.QuickPickItem & { mode: RestoreMode }> = [];
   const conversation = point.kind === 'request' && point.conversation;
-  const files = `${plural(items.length, 'file')}: ${fileList(items.map((item) => item.path))}`;
-  if (conversation && items.length > 0) modes.push({ mode: 'both', label: '$(history) Files and conversation', detail: `Back to before this request; ${files}` });
-  if (items.length > 0) modes.push({ mode: 'files', label: '$(files) Files only', detail: `${files}; the conversation goes on as it is` });
-  if (conversation) modes.push({ mode: 'conversation', label: '$(comment-discussion) Conversation only', detail: 'Continue from before this request; the files stay as they are and later turns stay on their branch' });
+  const files = `${fileCount(items.length)}: ${fileList(items.map((item) => item.path))}`;
+  if (conversation && items.length > 0) modes.push({ mode: 'both', label: `$(history) ${vscode.l10n.t('Files and conversation')}`, detail: vscode.l10n.t('Back to before this request; {0}', files) });
+  if (items.length > 0) modes.push({ mode: 'files', label: `$(files) ${vscode.l10n.t('Files only')}`, detail: vscode.l10n.t('{0}; the conversation goes on as it is', files) });
+  if (conversation) modes.push({ mode: 'conversation', label: `$(comment-discussion) ${vscode.l10n.t('Conversation only')}`, detail: vscode.l10n.t('Continue from before this request; the files stay as they are and later turns stay on their branch') });
   return modes;
 }
 
 /** Moves the session back to before the request (a new branch from there; later turns stay in the tree). */
 async function restoreConversation(session: AgentSession, point: Checkpoint): Promise<void> {
   const parent = session.log.tree.parentOfNode(point.entryId);
-  if (!parent) throw new Error('That is the first request of the session: start a new chat (@agent /new) instead.');
+  if (!parent) throw new Error(vscode.l10n.t('That is the first request of the session: start a new chat (@agent /new) instead.'));
   await session.log.moveLeaf(parent.id, 'switch');
 }
 
@@ -138,22 +141,22 @@ function isRestoreMode(value: unknown): value is RestoreMode {
 export type RunExclusive = (what: string, work: () => Promise<string>) => Promise<string | undefined>;
 
 export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown, exclusive: RunExclusive = (_what, work) => work()): Promise<string | undefined> {
-  if (session.log.readOnly) throw new Error('This session is open in another window; restore it there.');
+  if (session.log.readOnly) throw new Error(vscode.l10n.t('This session is open in another window; restore it there.'));
   const points = checkpoints(session.log.path());
-  if (points.length === 0) return 'No checkpoint yet: every request to @agent makes one.';
+  if (points.length === 0) return vscode.l10n.t('No checkpoint yet: every request to @agent makes one.');
   let point = points.find((candidate) => candidate.entryId === entryId);
   if (!point) {
-    const picked = await vscode.window.showQuickPick(points.map(pointItem), { title: 'Restore Checkpoint', placeHolder: 'Restore to before which request? (nothing is lost: the current state stays in the session)', matchOnDetail: true });
+    const picked = await vscode.window.showQuickPick(points.map(pointItem), { title: vscode.l10n.t('Restore Checkpoint'), placeHolder: vscode.l10n.t('Restore to before which request? (nothing is lost: the current state stays in the session)'), matchOnDetail: true });
     point = picked?.point;
   }
   if (!point) return undefined;
   const items = planFileRestore(session.log.path(), point.entryId, session.log.tree.entries) ?? [];
   const modes = modeItems(point, items);
-  if (modes.length === 0) return 'Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.';
+  if (modes.length === 0) return vscode.l10n.t('Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.');
   const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
-  const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: `Restore to before: ${point.title}`, placeHolder: 'What should go back?' }))?.mode;
+  const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: vscode.l10n.t('Restore to before: {0}', point.title), placeHolder: vscode.l10n.t('What should go back?') }))?.mode;
   if (!mode) return undefined;
-  const what = point.kind === 'request' ? `before "${point.title.replace(/^You: /, '')}"` : 'before that restore';
+  const what = point.kind === 'request' ? vscode.l10n.t('before "{0}"', point.title.replace(/^You: /, '')) : vscode.l10n.t('before that restore');
   const withFiles = mode !== 'conversation';
   if (withFiles && !(await mayRestoreFiles(items))) return undefined;
   const message = await exclusive('restoring a checkpoint', async () => {
@@ -161,7 +164,7 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
     // The conversation moves first, so the file restore is recorded on the branch that continues.
     if (mode !== 'files') await restoreConversation(session, point);
     if (withFiles) parts.push(await restoreFiles(session, point.entryId, items, what));
-    if (mode !== 'files') parts.push('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).');
+    if (mode !== 'files') parts.push(vscode.l10n.t('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).'));
     return parts.join(' ');
   });
   if (message === undefined) return undefined;
@@ -173,10 +176,10 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
 export async function askCompactionRestoreMode(files: readonly string[]): Promise<'conversation' | 'files' | undefined> {
   const picked = await vscode.window.showQuickPick(
     [
-      { mode: 'conversation' as const, label: '$(comment-discussion) Conversation only', detail: 'Every turn made since comes back verbatim; the files stay as they are' },
-      { mode: 'files' as const, label: '$(history) Conversation and files, back to that point', detail: `Full history up to the compaction; ${plural(files.length, 'file')} the agent changed since go back: ${fileList(files)}` },
+      { mode: 'conversation' as const, label: `$(comment-discussion) ${vscode.l10n.t('Conversation only')}`, detail: vscode.l10n.t('Every turn made since comes back verbatim; the files stay as they are') },
+      { mode: 'files' as const, label: `$(history) ${vscode.l10n.t('Conversation and files, back to that point')}`, detail: vscode.l10n.t('Full history up to the compaction; {0} the agent changed since go back: {1}', fileCount(files.length), fileList(files)) },
     ],
-    { title: 'Restore Pre-Compaction Branch', placeHolder: `The agent changed ${plural(files.length, 'file')} after this compaction. What should go back?` },
+    { title: vscode.l10n.t('Restore Pre-Compaction Branch'), placeHolder: vscode.l10n.t('The agent changed {0} after this compaction. What should go back?', fileCount(files.length)) },
   );
   return picked?.mode;
 }

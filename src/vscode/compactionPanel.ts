@@ -6,9 +6,13 @@ import type { HostMessage, WebviewMessage, WebviewMessageType } from '../shared/
 import type { NoticeLevel } from '../shared/panelViewModels';
 import type { PanelBackend, PanelLogger } from './panelBackend';
 import { panelHtml } from './panelHtml';
+import { translatedPanelStrings } from './panelStrings';
 
 export const PANEL_VIEW_TYPE = 'compactionAgent.compactionPanel';
-export const PANEL_TITLE = 'Context & Compaction';
+/** The panel's tab title (English: "Context & Compaction"). */
+export function panelTitle(): string {
+  return vscode.l10n.t('Context & Compaction');
+}
 
 type Handlers = { [K in WebviewMessageType]: (message: Extract<WebviewMessage, { type: K }>) => Promise<void> };
 
@@ -63,7 +67,7 @@ export class CompactionPanel implements vscode.Disposable {
       this.panel.reveal(column);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, column, {
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, panelTitle(), column, {
       ...this.webviewOptions(),
       // The webview keeps its draft in setState and asks for the rest with the ready handshake.
       retainContextWhenHidden: false,
@@ -96,6 +100,7 @@ export class CompactionPanel implements vscode.Disposable {
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'panel.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'panel.css')).toString(),
       codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'codicon.css')).toString(),
+      strings: translatedPanelStrings(),
     });
     this.panelDisposables.push(
       webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),

@@ -34,10 +34,10 @@ interface Pending {
 
 /** Asks before a running request is stopped for a change of the session (a restore, a branch switch). */
 export async function confirmStopRequest(what: string): Promise<boolean> {
-  const stop = 'Stop and Continue';
+  const stop = vscode.l10n.t('Stop and Continue');
   const choice = await vscode.window.showWarningMessage(
-    `A request of this session is running. Stop it before ${what}?`,
-    { modal: true, detail: 'What it did so far stays in the session. Otherwise nothing changes; try again when it has finished.' },
+    vscode.l10n.t('A request of this session is running. Stop it before {0}?', what),
+    { modal: true, detail: vscode.l10n.t('What it did so far stays in the session. Otherwise nothing changes; try again when it has finished.') },
     stop,
   );
   return choice === stop;
@@ -70,7 +70,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const pending = review ? { session, review } : undefined;
     const budget = session.budgetView(measured);
     const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
-    const notice = this.notice ?? (elsewhere ? { level: 'info' as const, text: `A compaction of the session "${elsewhere.title}" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.` } : undefined);
+    const notice = this.notice ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
     return {
       session: { id: session.id, title: session.title },
@@ -95,7 +95,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const done = await session.engine.exclusive('pruning', async () => ({ entry: await this.whileBusy('pruning', async () => pruneNow(session.log, await this.deps(session), { reason: 'manual', anySize: true })) }), confirmStopRequest);
     if (!done) return;
     const { entry } = done;
-    this.say('info', entry ? `Pruned ${entry.toolResultIds.length} old tool output(s), freeing ~${formatTokens(entry.tokensFreed)} tokens. They stay stored and readable.` : 'Nothing to prune: no tool output outside the protected recent window.');
+    this.say('info', entry ? vscode.l10n.t('Pruned {0} old tool output(s), freeing ~{1} tokens. They stay stored and readable.', entry.toolResultIds.length, formatTokens(entry.tokensFreed)) : vscode.l10n.t('Nothing to prune: no tool output outside the protected recent window.'));
   }
 
   /**
@@ -105,7 +105,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   async compactNow(instructions: string): Promise<CompactionProposalView | undefined> {
     const session = await this.requireSession();
     const pending = await session.engine.exclusive('compacting', () => this.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
-      replacesReview: 'The automatic compaction waiting for review was replaced by your Compact Now.',
+      replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.'),
     });
     return pending ? this.view(pending) : undefined;
   }
@@ -119,7 +119,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     );
     if (signal?.aborted) return undefined;
     if (!proposal) {
-      this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+      this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
       return undefined;
     }
     // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
@@ -128,7 +128,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       proposal.problems = [...proposal.problems, noShrink];
       proposal.needsReview = true;
     }
-    const review = session.engine.offerReview(proposal, auto, modelId, 'A newer compaction proposal replaced the one waiting for review.');
+    const review = session.engine.offerReview(proposal, auto, modelId, vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.'));
     this.notice = undefined;
     this.changed.fire();
     return { session, review };
@@ -159,21 +159,21 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       }),
     );
     if (session.engine.review === review) session.engine.takeReview(review.id);
-    this.say('info', `Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens. Restore Pre-Compaction Branch undoes it.`);
+    this.say('info', vscode.l10n.t('Compacted: {0} → {1} tokens. Restore Pre-Compaction Branch undoes it.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
     return entry;
   }
 
   async regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined> {
     const session = await this.sessionWithReview(proposalId);
     const old = session.engine.review;
-    if (!old || old.id !== proposalId) throw new Error('That proposal is no longer current; compact again.');
+    if (!old || old.id !== proposalId) throw new Error(vscode.l10n.t('That proposal is no longer current; compact again.'));
     const { summarize } = await this.summarizerFor(session);
     const deps = await this.deps(session);
     const given = instructions.trim() || undefined;
     const proposal = await this.whileBusy('summarizing', () => proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true }));
     if (!proposal) {
-      session.engine.dropReview('There is nothing to compact any more.');
-      this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
+      session.engine.dropReview(vscode.l10n.t('There is nothing to compact any more.'));
+      this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
       return undefined;
     }
     const revised = session.engine.revise(proposalId, proposal);
@@ -184,7 +184,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const session = await this.sessionWithReview(proposalId);
     const review = session.engine.takeReview(proposalId);
     session.engine.settle(review, { action: 'cancel' });
-    this.say('info', 'Compaction cancelled; nothing changed.');
+    this.say('info', vscode.l10n.t('Compaction cancelled; nothing changed.'));
   }
 
   /**
@@ -196,14 +196,14 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const session = await this.requireSession();
     const items = planFileRestore(session.log.path(), compactionId, session.log.tree.entries) ?? [];
     const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
-    if (!mode) return 'Restore cancelled; nothing changed.';
-    if (mode === 'files' && !(await mayRestoreFiles(items))) return 'Restore cancelled; nothing changed.';
+    if (!mode) return vscode.l10n.t('Restore cancelled; nothing changed.');
+    if (mode === 'files' && !(await mayRestoreFiles(items))) return vscode.l10n.t('Restore cancelled; nothing changed.');
     const message = await session.engine.exclusive(
       'restoring the branch before that compaction',
       () => (mode === 'files' ? this.restoreWithFiles(session, compactionId, items) : this.restoreConversation(session, compactionId)),
       confirmStopRequest,
     );
-    if (message === undefined) return 'Restore cancelled; nothing changed.';
+    if (message === undefined) return vscode.l10n.t('Restore cancelled; nothing changed.');
     this.say('info', message);
     session.noteForChat(message);
     return message;
@@ -211,17 +211,25 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   private async restoreConversation(session: AgentSession, compactionId: string): Promise<string> {
     const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
-    const later = copied > 0 ? ` with the ${copied} entr${copied === 1 ? 'y' : 'ies'} made since` : '';
-    const skipped = skippedCompactions > 0 ? ` The ${skippedCompactions} later compaction${skippedCompactions === 1 ? '' : 's'} built on it ${skippedCompactions === 1 ? 'is' : 'are'} undone too.` : '';
-    return `Restored the full history from before that compaction${later}.${skipped} Nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction; the compacted branch is kept (Switch Branch returns to it).`;
+    const restored =
+      copied === 0
+        ? vscode.l10n.t('Restored the full history from before that compaction.')
+        : copied === 1
+          ? vscode.l10n.t('Restored the full history from before that compaction with the 1 entry made since.')
+          : vscode.l10n.t('Restored the full history from before that compaction with the {0} entries made since.', copied);
+    const skipped =
+      skippedCompactions === 0
+        ? ''
+        : ` ${skippedCompactions === 1 ? vscode.l10n.t('The 1 later compaction built on it is undone too.') : vscode.l10n.t('The {0} later compactions built on it are undone too.', skippedCompactions)}`;
+    return `${restored}${skipped} ${vscode.l10n.t('Nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction; the compacted branch is kept (Switch Branch returns to it).')}`;
   }
 
   private async restoreWithFiles(session: AgentSession, compactionId: string, items: readonly RestoreItem[]): Promise<string> {
     const files = await this.whileBusy('applying', async () => {
       await returnToCompactionPoint(session.log, compactionId);
-      return restoreFiles(session, compactionId, items, 'how they were at that compaction');
+      return restoreFiles(session, compactionId, items, vscode.l10n.t('how they were at that compaction'));
     });
-    return `Restored the session to the point of that compaction, full history and no summary. ${files} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction.`;
+    return vscode.l10n.t('Restored the session to the point of that compaction, full history and no summary. {0} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction.', files);
   }
 
   async pin(entryId: string): Promise<void> {
@@ -241,7 +249,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   /** For the agent loop: shows the proposal in the panel (its session becomes the active one) and resolves with the person's decision. */
   reviewForLoop(session: AgentSession, proposal: CompactionProposal, modelId: string, signal: AbortSignal): Promise<ReviewDecision> {
-    const { decision } = session.engine.awaitReview(proposal, modelId, signal, 'A newer compaction proposal replaced the one waiting for review.');
+    const { decision } = session.engine.awaitReview(proposal, modelId, signal, vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.'));
     this.waiting.add(session);
     void decision.finally(() => {
       this.waiting.delete(session);
@@ -272,15 +280,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   private async requireSession(): Promise<AgentSession> {
     const session = await this.sessions.activeOrLatest();
-    if (!session) throw new Error('No @agent session yet: start one by sending a message to @agent in the Chat view.');
-    if (session.log.readOnly) throw new Error('This session is open in another window; change it there.');
+    if (!session) throw new Error(vscode.l10n.t('No @agent session yet: start one by sending a message to @agent in the Chat view.'));
+    if (session.log.readOnly) throw new Error(vscode.l10n.t('This session is open in another window; change it there.'));
     return session;
   }
 
   private async deps(session: AgentSession): Promise<CountingDeps> {
     await session.ensureCounter();
     const deps = session.deps();
-    if (!deps) throw new Error('The tokenizer could not be loaded.');
+    if (!deps) throw new Error(vscode.l10n.t('The tokenizer could not be loaded.'));
     return deps;
   }
 

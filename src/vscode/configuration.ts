@@ -46,7 +46,7 @@ export class Configuration implements vscode.Disposable {
     for (const key of ignored) {
       warnings.push({
         key,
-        message: `${SETTINGS_SECTION}.${key} is set by this workspace and ignored: where your code and API key go, and what runs without asking, can only be chosen in your user settings.`,
+        message: vscode.l10n.t('{0} is set by this workspace and ignored: where your code and API key go, and what runs without asking, can only be chosen in your user settings.', `${SETTINGS_SECTION}.${key}`),
       });
     }
     this.currentWarnings = warnings.map((warning) => warning.message);
@@ -54,7 +54,7 @@ export class Configuration implements vscode.Disposable {
       this.logger.warn(warning.message);
       if (this.reported.has(warning.message)) continue;
       this.reported.add(warning.message);
-      void vscode.window.showWarningMessage(warning.message, 'Open Settings').then((choice) => {
+      void vscode.window.showWarningMessage(warning.message, vscode.l10n.t('Open Settings')).then((choice) => {
         if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.${warning.key}`);
       });
     }

@@ -145,10 +145,10 @@ export class EndpointConnection implements vscode.Disposable {
     if (discovered && !discovered.untilLoaded) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail } };
     if (discovered) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail, untilLoaded: true } };
     if (info.trainedWindow !== undefined) {
-      return { learned, server: { contextWindow: info.trainedWindow, detail: "the model list's trained length (the server did not say what it runs; unknown until loaded)", untilLoaded: true } };
+      return { learned, server: { contextWindow: info.trainedWindow, detail: vscode.l10n.t("the model list's trained length (the server did not say what it runs; unknown until loaded)"), untilLoaded: true } };
     }
     const openAi = await openAiContextWindow(info.id);
-    return { learned, modelMetadata: openAi === undefined ? null : { contextWindow: openAi, detail: "from gpt-tokenizer's OpenAI model data" } };
+    return { learned, modelMetadata: openAi === undefined ? null : { contextWindow: openAi, detail: vscode.l10n.t("from gpt-tokenizer's OpenAI model data") } };
   }
 
   private probe(model: string): Promise<DiscoveredWindow | undefined> {

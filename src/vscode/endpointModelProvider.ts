@@ -55,12 +55,12 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
   /** Honours `silent`: a failed listing is only reported when the workbench says the person may be prompted. */
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions): Promise<EndpointModelInformation[]> {
     const settings = this.configuration.settings;
-    if (!this.endpoint.configured) return this.placeholder('No endpoint is configured yet');
+    if (!this.endpoint.configured) return this.placeholder(vscode.l10n.t('No endpoint is configured yet'));
     const models = await this.endpoint.listModels();
     if (models.length === 0) {
       const failure = this.endpoint.lastListingError;
       if (failure && !options.silent) this.reportListingFailure(settings.endpoint.baseUrl, failure);
-      return this.placeholder(failure ? `The endpoint's models could not be listed (${failure})` : 'The endpoint lists no models');
+      return this.placeholder(failure ? vscode.l10n.t("The endpoint's models could not be listed ({0})", failure) : vscode.l10n.t('The endpoint lists no models'));
     }
     const probe = models.length <= MAX_PROBED_MODELS;
     return Promise.all(models.map(async (model) => {
@@ -89,9 +89,11 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
   private reportListingFailure(baseUrl: string, failure: string): void {
     if (this.reportedFailures.has(failure)) return;
     this.reportedFailures.add(failure);
-    void vscode.window.showErrorMessage(`Compaction Agent could not list the models at ${baseUrl}: ${failure}`, 'Set Up Endpoint', 'Open Settings').then((choice) => {
-      if (choice === 'Set Up Endpoint') void vscode.commands.executeCommand(SET_UP_COMMAND);
-      if (choice === 'Open Settings') void vscode.commands.executeCommand('compactionAgent.openSettings');
+    const setUp = vscode.l10n.t('Set Up Endpoint');
+    const openSettings = vscode.l10n.t('Open Settings');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Compaction Agent could not list the models at {0}: {1}', baseUrl, failure), setUp, openSettings).then((choice) => {
+      if (choice === setUp) void vscode.commands.executeCommand(SET_UP_COMMAND);
+      if (choice === openSettings) void vscode.commands.executeCommand('compactionAgent.openSettings');
     });
   }
 
@@ -103,7 +105,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
     token: vscode.CancellationToken,
   ): Promise<void> {
     if (model.id === SETUP_MODEL_ID) {
-      throw new Error('Compaction Agent has no endpoint model yet: run Compaction Agent: Set Up Endpoint, then pick one of its models.');
+      throw new Error(vscode.l10n.t('Compaction Agent has no endpoint model yet: run Compaction Agent: Set Up Endpoint, then pick one of its models.'));
     }
     const abort = new AbortController();
     const subscription = token.onCancellationRequested(() => abort.abort());
@@ -144,10 +146,10 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
 function setupModel(reason: string): EndpointModelInformation {
   return {
     id: SETUP_MODEL_ID,
-    name: 'Compaction Agent (set up an endpoint)',
+    name: vscode.l10n.t('Compaction Agent (set up an endpoint)'),
     family: SETUP_MODEL_ID,
     version: '1',
-    tooltip: `${reason}: choose this and ask @agent, or run Compaction Agent: Set Up Endpoint.`,
+    tooltip: vscode.l10n.t('{0}: choose this and ask @agent, or run Compaction Agent: Set Up Endpoint.', reason),
     maxInputTokens: 100_000,
     maxOutputTokens: 4096,
     contextWindow: 128_000,

@@ -27,7 +27,10 @@ export interface SetupDeps {
   endpoint: EndpointConnection;
 }
 
-const TITLE = 'Compaction Agent: Set Up Endpoint';
+/** The title of each step, e.g. "Compaction Agent: Set Up Endpoint (2/4)". */
+function stepTitle(step: number): string {
+  return vscode.l10n.t('Compaction Agent: Set Up Endpoint ({0}/4)', step);
+}
 
 interface KindItem extends vscode.QuickPickItem {
   server: ServerKind;
@@ -36,13 +39,13 @@ interface KindItem extends vscode.QuickPickItem {
 async function pickKind(current: ServerKind['id']): Promise<ServerKind | undefined> {
   const items = SERVER_KINDS.map((kind): KindItem => ({
     label: kind.label,
-    description: kind.defaultUrl || 'any OpenAI-compatible URL',
-    detail: kind.apiKey === 'required' ? 'needs an API key' : 'API key optional',
+    description: kind.defaultUrl || vscode.l10n.t('any OpenAI-compatible URL'),
+    detail: kind.apiKey === 'required' ? vscode.l10n.t('needs an API key') : vscode.l10n.t('API key optional'),
     server: kind,
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: `${TITLE} (1/4)`,
-    placeHolder: `Which server? (current: ${serverKind(current).label})`,
+    title: stepTitle(1),
+    placeHolder: vscode.l10n.t('Which server? (current: {0})', serverKind(current).label),
     ignoreFocusOut: true,
   });
   return picked?.server;
@@ -51,8 +54,8 @@ async function pickKind(current: ServerKind['id']): Promise<ServerKind | undefin
 async function askUrl(kind: ServerKind, value: string): Promise<string | undefined> {
   const start = kind.placeholder ? value.indexOf(kind.placeholder) : -1;
   const typed = await vscode.window.showInputBox({
-    title: `${TITLE} (2/4)`,
-    prompt: `Base URL of the ${kind.label} server (OpenAI-compatible, usually ending in /v1)`,
+    title: stepTitle(2),
+    prompt: vscode.l10n.t('Base URL of the {0} server (OpenAI-compatible, usually ending in /v1)', kind.label),
     value,
     ...(start >= 0 && kind.placeholder ? { valueSelection: [start, start + kind.placeholder.length] as [number, number] } : {}),
     ignoreFocusOut: true,
@@ -65,17 +68,17 @@ async function askUrl(kind: ServerKind, value: string): Promise<string | undefin
 async function askKey(kind: ServerKind, stored: string | undefined): Promise<{ key: string | undefined } | undefined> {
   const required = kind.apiKey === 'required';
   const prompt = required
-    ? `API key for ${kind.label}. It is kept in VS Code's secret storage, never in settings.`
-    : 'API key, only if the server was started with one (leave empty for none). Kept in secret storage.';
+    ? vscode.l10n.t("API key for {0}. It is kept in VS Code's secret storage, never in settings.", kind.label)
+    : vscode.l10n.t('API key, only if the server was started with one (leave empty for none). Kept in secret storage.');
   const typed = await vscode.window.showInputBox({
-    title: `${TITLE} (3/4)`,
+    title: stepTitle(3),
     prompt,
     password: true,
     ignoreFocusOut: true,
-    ...(stored ? { placeHolder: 'Leave empty to keep the stored key' } : {}),
+    ...(stored ? { placeHolder: vscode.l10n.t('Leave empty to keep the stored key') } : {}),
     validateInput: (text) => {
-      if (/\s/.test(text)) return 'The key must not contain spaces.';
-      if (required && text === '' && !stored) return `${kind.label} needs an API key.`;
+      if (/\s/.test(text)) return vscode.l10n.t('The key must not contain spaces.');
+      if (required && text === '' && !stored) return vscode.l10n.t('{0} needs an API key.', kind.label);
       return undefined;
     },
   });
@@ -94,11 +97,11 @@ interface ModelItem extends vscode.QuickPickItem {
 function modelItems(models: readonly ModelInfo[]): ModelItem[] {
   const listed = models.map((model): ModelItem => ({
     label: model.id,
-    ...(model.contextWindow ? { description: `${formatTokens(model.contextWindow)} window` } : {}),
+    ...(model.contextWindow ? { description: vscode.l10n.t('{0} window', formatTokens(model.contextWindow)) } : {}),
     model: model.id,
   }));
-  const all: ModelItem[] = models.length > 1 ? [{ label: `$(list-flat) All ${models.length} models`, description: 'offer every listed model in the chat\'s model picker', model: '' }] : [];
-  return [...listed, ...all, { label: '$(edit) Enter a model id…', manual: true }];
+  const all: ModelItem[] = models.length > 1 ? [{ label: `$(list-flat) ${vscode.l10n.t('All {0} models', models.length)}`, description: vscode.l10n.t("offer every listed model in the chat's model picker"), model: '' }] : [];
+  return [...listed, ...all, { label: `$(edit) ${vscode.l10n.t('Enter a model id…')}`, manual: true }];
 }
 
 /**
@@ -108,8 +111,8 @@ function modelItems(models: readonly ModelInfo[]): ModelItem[] {
 function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: string | undefined, current: string): Promise<ModelChoice> {
   const abort = new AbortController();
   const pick = vscode.window.createQuickPick<ModelItem>();
-  pick.title = `${TITLE} (4/4)`;
-  pick.placeholder = `Listing the models at ${baseUrl}…`;
+  pick.title = stepTitle(4);
+  pick.placeholder = vscode.l10n.t('Listing the models at {0}…', baseUrl);
   pick.busy = true;
   pick.enabled = false;
   pick.ignoreFocusOut = true;
@@ -148,13 +151,15 @@ function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: stri
         pick.items = modelItems(listed);
         const preselected = pick.items.find((item) => item.model === current && current !== '');
         if (preselected) pick.activeItems = [preselected];
-        pick.placeholder = listed.length > 0 ? `Connected: ${listed.length} model(s) at ${baseUrl}. Pick the one @agent uses` : `${baseUrl} answered but lists no models: enter the model id (or Escape and check the path, usually ending in /v1)`;
+        pick.placeholder = listed.length > 0
+          ? vscode.l10n.t('Connected: {0} model(s) at {1}. Pick the one @agent uses', listed.length, baseUrl)
+          : vscode.l10n.t('{0} answered but lists no models: enter the model id (or Escape and check the path, usually ending in /v1)', baseUrl);
         pick.busy = false;
         pick.enabled = true;
       },
       (error: unknown) => {
         if (settled) return;
-        const message = error instanceof ModelCallError ? listingFailureMessage(kind, baseUrl, error.modelError) : `Listing the models at ${baseUrl} failed. (${String(error)})`;
+        const message = error instanceof ModelCallError ? listingFailureMessage(kind, baseUrl, error.modelError) : vscode.l10n.t('Listing the models at {0} failed. ({1})', baseUrl, String(error));
         finish({ error: message });
       },
     );
@@ -163,11 +168,11 @@ function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: stri
 
 async function askModelId(current: string): Promise<string | undefined> {
   const typed = await vscode.window.showInputBox({
-    title: `${TITLE} (4/4)`,
-    prompt: 'Model id as the server names it (e.g. gpt-4.1, llama3.1:8b)',
+    title: stepTitle(4),
+    prompt: vscode.l10n.t('Model id as the server names it (e.g. gpt-4.1, llama3.1:8b)'),
     value: current,
     ignoreFocusOut: true,
-    validateInput: (text) => (text.trim() === '' ? 'Enter a model id.' : undefined),
+    validateInput: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a model id.') : undefined),
   });
   return typed?.trim();
 }
@@ -191,23 +196,25 @@ function windowNote(deps: SetupDeps, info: ModelInfo | undefined): string {
   const window = resolveContextWindow({ setting: deps.configuration.settings.context.windowTokens, endpointList: info?.contextWindow });
   switch (window.source) {
     case 'setting':
-      return `Context window: ${formatTokens(window.tokens)} tokens, from compactionAgent.context.windowTokens.`;
+      return vscode.l10n.t('Context window: {0} tokens, from compactionAgent.context.windowTokens.', formatTokens(window.tokens));
     case 'endpoint':
-      return `Context window: ${formatTokens(window.tokens)} tokens, as the server's model list reports.`;
+      return vscode.l10n.t("Context window: {0} tokens, as the server's model list reports.", formatTokens(window.tokens));
     default:
-      return `The server does not report the context window: ${formatTokens(window.tokens)} is assumed until a request shows the real size; set compactionAgent.context.windowTokens if you know it.`;
+      return vscode.l10n.t('The server does not report the context window: {0} is assumed until a request shows the real size; set compactionAgent.context.windowTokens if you know it.', formatTokens(window.tokens));
   }
 }
 
 /** Not awaited: the command is done once the settings are written, whatever the person does with the message. */
 function announce(deps: SetupDeps, baseUrl: string, model: string, info: ModelInfo | undefined): void {
   const host = new URL(baseUrl).host;
-  const what = model === '' ? `every model of ${host}` : `${model} on ${host}`;
-  const note = model === '' ? 'Pick one of its models in the Chat view\'s model picker.' : windowNote(deps, info);
-  const actions = ['Ask @agent', ...(model !== '' && !info?.contextWindow && !deps.configuration.settings.context.windowTokens ? ['Set Window'] : [])];
-  void vscode.window.showInformationMessage(`Compaction Agent is set up: ${what}. ${note}`, ...actions).then((choice) => {
-    if (choice === 'Ask @agent') void vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
-    if (choice === 'Set Window') void vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.context.windowTokens`);
+  const what = model === '' ? vscode.l10n.t('every model of {0}', host) : vscode.l10n.t('{0} on {1}', model, host);
+  const note = model === '' ? vscode.l10n.t("Pick one of its models in the Chat view's model picker.") : windowNote(deps, info);
+  const ask = vscode.l10n.t('Ask @agent');
+  const setWindow = vscode.l10n.t('Set Window');
+  const actions = [ask, ...(model !== '' && !info?.contextWindow && !deps.configuration.settings.context.windowTokens ? [setWindow] : [])];
+  void vscode.window.showInformationMessage(vscode.l10n.t('Compaction Agent is set up: {0}. {1}', what, note), ...actions).then((choice) => {
+    if (choice === ask) void vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
+    if (choice === setWindow) void vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.context.windowTokens`);
   });
 }
 
@@ -243,9 +250,11 @@ export async function runEndpointSetup(deps: SetupDeps): Promise<void> {
       return;
     }
     if (!('error' in result)) return;
-    const choice = await vscode.window.showErrorMessage(result.error, { modal: true }, 'Retry', 'Edit URL', 'Edit API Key');
+    const editUrl = vscode.l10n.t('Edit URL');
+    const editKey = vscode.l10n.t('Edit API Key');
+    const choice = await vscode.window.showErrorMessage(result.error, { modal: true }, vscode.l10n.t('Retry'), editUrl, editKey);
     if (choice === undefined) return;
-    if (choice === 'Edit URL') step = 'url';
-    if (choice === 'Edit API Key') step = 'key';
+    if (choice === editUrl) step = 'url';
+    if (choice === editKey) step = 'key';
   }
 }

@@ -12,12 +12,12 @@ interface EntryItem extends vscode.QuickPickItem {
 
 /** One row: the model and its learned window, then where and how it was learned. */
 export function learnedWindowItem(entry: LearnedWindowEntry, locale = 'en-US'): EntryItem {
-  const how = entry.how === 'truncation' ? 'the server truncated a prompt' : 'an overflow error named it';
-  const reported = entry.reported !== undefined ? `; the server reported ${formatCount(entry.reported, locale)} then` : '';
+  const how = entry.how === 'truncation' ? vscode.l10n.t('the server truncated a prompt') : vscode.l10n.t('an overflow error named it');
+  const reported = entry.reported !== undefined ? vscode.l10n.t('; the server reported {0} then', formatCount(entry.reported, locale)) : '';
   return {
     label: entry.model,
-    description: `${formatCount(entry.tokens, locale)} tokens`,
-    detail: `${entry.endpoint} · learned ${new Date(entry.at).toLocaleString(locale)} because ${how}${reported}`,
+    description: vscode.l10n.t('{0} tokens', formatCount(entry.tokens, locale)),
+    detail: vscode.l10n.t('{0} · learned {1} because {2}{3}', entry.endpoint, new Date(entry.at).toLocaleString(locale), how, reported),
     entry,
   };
 }
@@ -25,26 +25,26 @@ export function learnedWindowItem(entry: LearnedWindowEntry, locale = 'en-US'): 
 async function showLearnedWindows(memory: WindowMemory): Promise<void> {
   const entries = memory.list();
   if (entries.length === 0) {
-    void vscode.window.showInformationMessage('No context window has been learned: every window comes from the settings, the server or the model list.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No context window has been learned: every window comes from the settings, the server or the model list.'));
     return;
   }
   const items: EntryItem[] = [
     ...entries.map((entry) => learnedWindowItem(entry, vscode.env.language)),
     { label: '', kind: vscode.QuickPickItemKind.Separator },
-    { label: '$(trash) Forget all learned windows', all: true },
+    { label: `$(trash) ${vscode.l10n.t('Forget all learned windows')}`, all: true },
   ];
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'Learned context windows',
-    placeHolder: 'Pick one to forget it: the next request asks the server again',
+    title: vscode.l10n.t('Learned context windows'),
+    placeHolder: vscode.l10n.t('Pick one to forget it: the next request asks the server again'),
     matchOnDetail: true,
   });
   if (!picked) return;
   if (picked.all) {
     await memory.forget();
-    void vscode.window.showInformationMessage(`Forgot ${entries.length} learned context window(s).`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Forgot {0} learned context window(s).', entries.length));
   } else if (picked.entry) {
     await memory.forget(picked.entry);
-    void vscode.window.showInformationMessage(`Forgot the learned window of ${picked.entry.model}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Forgot the learned window of {0}.', picked.entry.model));
   }
 }
 

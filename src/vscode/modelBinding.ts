@@ -62,7 +62,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
   const { window, remember } = resolveWindowWithMemory(endpoint.windows, vendorKey, model.id, {
     setting: windowSettingFor(settings, model.id),
     learned: endpoint.windows.fact(vendorKey, model.id) ?? null,
-    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: "from VS Code's maxInputTokens" } : undefined,
+    modelMetadata: model.maxInputTokens > 0 ? { contextWindow: model.maxInputTokens + reserve, detail: vscode.l10n.t("from VS Code's maxInputTokens") } : undefined,
   });
   const stream = new LanguageModelStream(model);
   const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
@@ -97,10 +97,10 @@ async function summaryModel(endpoint: EndpointConnection, configuration: Configu
   if (id.startsWith(VSCODE_MODEL_PREFIX)) {
     const ref = vscodeModelRef(id);
     const model = ref ? await findModel(ref) : undefined;
-    if (!model) return { stream: fallback, window: fallbackWindow, note: `The summary model ${id} is not available in VS Code; summaries use the chat's model (compactionAgent.compaction.summaryModel).` };
+    if (!model) return { stream: fallback, window: fallbackWindow, note: vscode.l10n.t("The summary model {0} is not available in VS Code; summaries use the chat's model (compactionAgent.compaction.summaryModel).", id) };
     return { stream: new LanguageModelStream(model), window: model.maxInputTokens > 0 ? model.maxInputTokens : fallbackWindow };
   }
-  if (!endpoint.configured) return { stream: fallback, window: fallbackWindow, note: `The summary model ${id} is an endpoint model, but no endpoint is configured; summaries use the chat's model.` };
+  if (!endpoint.configured) return { stream: fallback, window: fallbackWindow, note: vscode.l10n.t("The summary model {0} is an endpoint model, but no endpoint is configured; summaries use the chat's model.", id) };
   const listed = (await endpoint.listModels()).find((info) => info.id === id) ?? { id };
   const window = resolveContextWindow(await endpoint.windowInputs(listed));
   return { stream: await endpoint.client(id), window: windowIsKnown(window.source) ? window.tokens : fallbackWindow };
@@ -119,5 +119,5 @@ export async function modelForCommands(lastModel: ModelRef | undefined): Promise
   const ours = await vscode.lm.selectChatModels({ vendor: VENDOR });
   const usable = ours.find((model) => model.id !== SETUP_MODEL_ID);
   if (usable) return usable;
-  throw new Error('No language model to summarize with: configure an endpoint (Compaction Agent: Set Up Endpoint) or send a message to @agent with a model chosen in the Chat view.');
+  throw new Error(vscode.l10n.t('No language model to summarize with: configure an endpoint (Compaction Agent: Set Up Endpoint) or send a message to @agent with a model chosen in the Chat view.'));
 }

@@ -55,7 +55,7 @@ type CommandId = (typeof COMMAND_IDS)[number];
 
 async function requireSession(deps: CommandDeps): Promise<AgentSession | undefined> {
   const session = await deps.sessions.activeOrLatest();
-  if (!session) void vscode.window.showInformationMessage('No @agent session yet: send a message to @agent in the Chat view first.');
+  if (!session) void vscode.window.showInformationMessage(vscode.l10n.t('No @agent session yet: send a message to @agent in the Chat view first.'));
   return session;
 }
 
@@ -69,7 +69,7 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
   const path = session.log.path();
   const compactions = path.flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
   if (compactions.length === 0) {
-    void vscode.window.showInformationMessage('There is no compaction on the current branch of this session: nothing to restore.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('There is no compaction on the current branch of this session: nothing to restore.'));
     return;
   }
   let target = typeof compactionId === 'string' ? compactions.find((entry) => entry.id === compactionId) : undefined;
@@ -80,7 +80,7 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
         detail: describeCompaction(path, entry, formatTokens),
         entry,
       })),
-      { title: 'Restore Pre-Compaction Branch', placeHolder: 'Pick the compaction to undo (the compacted branch stays available)' },
+      { title: vscode.l10n.t('Restore Pre-Compaction Branch'), placeHolder: vscode.l10n.t('Pick the compaction to undo (the compacted branch stays available)') },
     );
     target = picked?.entry;
   }
@@ -99,7 +99,7 @@ async function switchBranch(deps: CommandDeps): Promise<void> {
   if (!session) return;
   const tips = session.log.tree.leaves();
   if (tips.length < 2) {
-    void vscode.window.showInformationMessage('This session has a single branch.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('This session has a single branch.'));
     return;
   }
   const current = session.log.leafId;
@@ -109,22 +109,22 @@ async function switchBranch(deps: CommandDeps): Promise<void> {
       description: `${when(tip.timestamp)} · ${session.log.tree.pathTo(tip.id).length} entries`,
       tip,
     })),
-    { title: 'Switch Branch', placeHolder: 'Continue the session from another branch (nothing is lost)' },
+    { title: vscode.l10n.t('Switch Branch'), placeHolder: vscode.l10n.t('Continue the session from another branch (nothing is lost)') },
   );
   if (!picked || picked.tip.id === current) return;
   const moved = await session.engine.exclusive('switching branch', async () => session.log.moveLeaf(picked.tip.id, 'switch'), confirmStopRequest);
   if (!moved) return;
-  session.noteForChat(`Switched to another branch of this session (${branchLabel(session, picked.tip)}).`);
+  session.noteForChat(vscode.l10n.t('Switched to another branch of this session ({0}).', branchLabel(session, picked.tip)));
 }
 
 async function compactNow(deps: CommandDeps): Promise<void> {
   const session = await requireSession(deps);
   if (!session) return;
-  const instructions = await vscode.window.showInputBox({ title: 'Compact Now', prompt: 'Optional instructions: what the summary must keep (Enter to skip)' });
+  const instructions = await vscode.window.showInputBox({ title: vscode.l10n.t('Compact Now'), prompt: vscode.l10n.t('Optional instructions: what the summary must keep (Enter to skip)') });
   if (instructions === undefined) return;
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Compaction Agent: summarizing older turns…' }, async () => {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Compaction Agent: summarizing older turns…') }, async () => {
     const pending = await session.engine.exclusive('compacting', () => deps.review.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
-      replacesReview: 'The automatic compaction waiting for review was replaced by your Compact Now.',
+      replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.'),
     });
     if (!pending) return;
     if (deps.configuration.settings.compaction.review === 'never' && !pending.review.proposal.needsReview) {
@@ -150,18 +150,18 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       const session = await requireSession(deps);
       if (!session) return;
       if (!awaitingCompactionConsent(session.log.path())) {
-        void vscode.window.showInformationMessage('Automatic compaction is not paused on this branch.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Automatic compaction is not paused on this branch.'));
         return;
       }
       await session.log.append({ type: 'label', targetId: session.log.leafId ?? session.id, label: RESUME_LABEL });
-      session.noteForChat('Automatic compaction is on again for this branch.');
-      void vscode.window.showInformationMessage('Automatic compaction is on again for this branch: it compacts when the context nears its limit.');
+      session.noteForChat(vscode.l10n.t('Automatic compaction is on again for this branch.'));
+      void vscode.window.showInformationMessage(vscode.l10n.t('Automatic compaction is on again for this branch: it compacts when the context nears its limit.'));
     },
     'compactionAgent.showReasoning': (text) => showReasoning(text),
     'compactionAgent.attachImage': (uris) => attachImages(deps.pendingImages, uris),
     'compactionAgent.chooseSummaryModel': async () => {
       const chosen = await chooseSummaryModel(deps.endpoint, deps.configuration);
-      if (chosen !== undefined) void vscode.window.showInformationMessage(chosen ? `Summaries are now written by ${chosen}.` : "Summaries are now written by the chat's model.");
+      if (chosen !== undefined) void vscode.window.showInformationMessage(chosen ? vscode.l10n.t('Summaries are now written by {0}.', chosen) : vscode.l10n.t("Summaries are now written by the chat's model."));
     },
     'compactionAgent.switchBranch': () => switchBranch(deps),
     'compactionAgent.compactNow': () => compactNow(deps),
@@ -174,24 +174,28 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent /new ', isPartialQuery: true });
     },
     'compactionAgent.importPiSession': async () => {
-      const files = await vscode.window.showOpenDialog({ title: 'Import a pi-coding-agent session', filters: { 'Session log': ['jsonl'] }, canSelectMany: false });
+      const files = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Import a pi-coding-agent session'), filters: { [vscode.l10n.t('Session log')]: ['jsonl'] }, canSelectMany: false });
       const file = files?.[0];
       if (!file) return;
       const { record, warnings } = await deps.sessions.store.importPi(file.fsPath);
       const session = await deps.sessions.open(record.id);
       if (session) deps.sessions.activate(session);
-      void vscode.window.showInformationMessage(`Imported "${record.title}" (${session?.log.tree.entries.length ?? 0} entries)${warnings.length ? `, with ${warnings.length} warning(s)` : ''}.`);
+      void vscode.window.showInformationMessage(
+        warnings.length
+          ? vscode.l10n.t('Imported "{0}" ({1} entries), with {2} warning(s).', record.title, session?.log.tree.entries.length ?? 0, warnings.length)
+          : vscode.l10n.t('Imported "{0}" ({1} entries).', record.title, session?.log.tree.entries.length ?? 0),
+      );
       deps.showPanel();
     },
     'compactionAgent.manageSessions': () => manageSessions(deps.sessions, deps.showPanel),
     // Also the language-model provider's managementCommand: VS Code passes the vendor, which is ignored.
     'compactionAgent.setUp': () => runEndpointSetup(deps),
     'compactionAgent.setApiKey': async () => {
-      if (await deps.keys.prompt()) void vscode.window.showInformationMessage('Compaction Agent: API key saved in secret storage.');
+      if (await deps.keys.prompt()) void vscode.window.showInformationMessage(vscode.l10n.t('Compaction Agent: API key saved in secret storage.'));
     },
     'compactionAgent.clearApiKey': async () => {
       await deps.keys.clear();
-      void vscode.window.showInformationMessage('Compaction Agent: API key removed.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Compaction Agent: API key removed.'));
     },
     'compactionAgent.openSettings': async () => {
       await vscode.commands.executeCommand('workbench.action.openSettings', '@ext:compaction-labs.compaction-agent');
@@ -205,7 +209,7 @@ export function registerPaletteCommands(deps: CommandDeps): vscode.Disposable[] 
       try {
         await handler(...args);
       } catch (error) {
-        void vscode.window.showErrorMessage(`Compaction Agent: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Compaction Agent: {0}', error instanceof Error ? error.message : String(error)));
       }
     }),
   );

@@ -1,6 +1,8 @@
 // The compaction panel's HTML shell: a strict Content Security Policy with a per-load nonce, no remote resources.
 
 import { randomBytes } from 'node:crypto';
+import { PANEL_STRINGS, PANEL_STRINGS_ATTRIBUTE } from '../shared/panelStrings';
+import type { PanelStrings } from '../shared/panelStrings';
 
 export interface PanelHtmlInputs {
   /** webview.cspSource */
@@ -11,6 +13,8 @@ export interface PanelHtmlInputs {
   codiconUri: string;
   /** Fresh for every load; tests may pass a fixed one. */
   nonce?: string;
+  /** The webview's text, translated by the host (vscode.l10n); English when absent. */
+  strings?: PanelStrings;
 }
 
 export function createNonce(): string {
@@ -39,6 +43,7 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 export function panelHtml(inputs: PanelHtmlInputs): string {
   const nonce = inputs.nonce ?? createNonce();
   const csp = escapeAttribute(contentSecurityPolicy(inputs.cspSource, nonce));
+  const strings = inputs.strings ?? PANEL_STRINGS;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -47,10 +52,10 @@ export function panelHtml(inputs: PanelHtmlInputs): string {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" nonce="${nonce}" href="${escapeAttribute(inputs.codiconUri)}">
 <link rel="stylesheet" nonce="${nonce}" href="${escapeAttribute(inputs.styleUri)}">
-<title>Context &amp; Compaction</title>
+<title>${escapeAttribute(strings.pageTitle)}</title>
 </head>
 <body>
-<main id="app" aria-label="Context and compaction"></main>
+<main id="app" aria-label="${escapeAttribute(strings.pageLabel)}" ${PANEL_STRINGS_ATTRIBUTE}="${escapeAttribute(JSON.stringify(strings))}"></main>
 <script nonce="${nonce}" src="${escapeAttribute(inputs.scriptUri)}"></script>
 </body>
 </html>`;

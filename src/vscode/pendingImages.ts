@@ -28,7 +28,7 @@ export class PendingImages {
 /** The command: pick image files (or take the URIs given), queue them, and open the chat on @agent. */
 export async function attachImages(pending: PendingImages, given?: unknown): Promise<void> {
   const uris = Array.isArray(given) && given.every((item) => item instanceof vscode.Uri) ? given : given instanceof vscode.Uri ? [given] : undefined;
-  const picked = uris ?? (await vscode.window.showOpenDialog({ title: 'Attach Images to the next @agent request', canSelectMany: true, filters: { Images: Object.keys(IMAGE_MIME_TYPES) } }));
+  const picked = uris ?? (await vscode.window.showOpenDialog({ title: vscode.l10n.t('Attach Images to the next @agent request'), canSelectMany: true, filters: { [vscode.l10n.t('Images')]: Object.keys(IMAGE_MIME_TYPES) } }));
   if (!picked || picked.length === 0) return;
   const queued: string[] = [];
   const refused: string[] = [];
@@ -42,6 +42,6 @@ export async function attachImages(pending: PendingImages, given?: unknown): Pro
   }
   if (refused.length > 0) void vscode.window.showWarningMessage(refused.join(' '));
   if (queued.length === 0) return;
-  void vscode.window.showInformationMessage(`${queued.join(', ')} will go with your next @agent request.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0} will go with your next @agent request.', queued.join(', ')));
   if (!uris) await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
 }

@@ -30,7 +30,7 @@ export class ReasoningView {
   /** Call for every event before it is rendered: a stretch of reasoning ends at the first event of another kind. */
   observe(event: AgentEvent): void {
     if (event.type === 'reasoningDelta') {
-      if (this.text === '') this.stream.progress('Thinking…');
+      if (this.text === '') this.stream.progress(vscode.l10n.t('Thinking…'));
       this.text += event.text;
       return;
     }
@@ -43,8 +43,9 @@ export class ReasoningView {
     this.text = '';
     if (text.length < MIN_SHOWN_CHARS) return;
     const words = text.split(/\s+/).length;
-    this.stream.markdown(markdownWithText(`\n\n> *Reasoning (${formatCount(words, vscode.env.language)} word${words === 1 ? '' : 's'}):* `, preview(text), '\n\n'));
-    this.stream.button({ command: SHOW_REASONING_COMMAND, title: 'Show reasoning', arguments: [text.slice(0, MAX_BUTTON_CHARS)] });
+    const label = words === 1 ? vscode.l10n.t('Reasoning (1 word):') : vscode.l10n.t('Reasoning ({0} words):', formatCount(words, vscode.env.language));
+    this.stream.markdown(markdownWithText(`\n\n> *${label}* `, preview(text), '\n\n'));
+    this.stream.button({ command: SHOW_REASONING_COMMAND, title: vscode.l10n.t('Show reasoning'), arguments: [text.slice(0, MAX_BUTTON_CHARS)] });
   }
 }
 

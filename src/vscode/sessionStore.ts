@@ -42,7 +42,7 @@ export class SessionStore implements vscode.Disposable {
   }
 
   private ensureLoaded(): Promise<void> {
-    this.loaded ??= this.index.load().then(({ warnings }) => this.report(warnings, 'the session index'));
+    this.loaded ??= this.index.load().then(({ warnings }) => this.report(warnings, vscode.l10n.t('the session index')));
     return this.loaded;
   }
 
@@ -86,15 +86,15 @@ export class SessionStore implements vscode.Disposable {
     const file = this.filePath(record);
     try {
       const { log, warnings } = await SessionLog.open(file);
-      this.report(warnings, `session "${record.title}"`);
+      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
       return { log, record };
     } catch (error) {
       if (!(error instanceof SessionLockedError)) throw error;
       void vscode.window.showWarningMessage(
-        `Compaction Agent: ${error.message}. It is shown read-only here; continue it in that window or close it there.`,
+        vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
       );
       const { log, warnings } = await SessionLog.open(file, { readOnly: true });
-      this.report(warnings, `session "${record.title}"`);
+      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
       return { log, record };
     }
   }
@@ -175,8 +175,10 @@ export class SessionStore implements vscode.Disposable {
     for (const warning of warnings) this.logger.warn(`${what}: ${warning}`);
     void vscode.window
       .showWarningMessage(
-        `Compaction Agent repaired ${what}: ${warnings[0]}${warnings.length > 1 ? ` (and ${warnings.length - 1} more)` : ''}. Damaged lines were kept in a quarantine file beside it; nothing valid was lost.`,
-        'Show Log',
+        warnings.length > 1
+          ? vscode.l10n.t('Compaction Agent repaired {0}: {1} (and {2} more). Damaged lines were kept in a quarantine file beside it; nothing valid was lost.', what, warnings[0] ?? '', warnings.length - 1)
+          : vscode.l10n.t('Compaction Agent repaired {0}: {1}. Damaged lines were kept in a quarantine file beside it; nothing valid was lost.', what, warnings[0] ?? ''),
+        vscode.l10n.t('Show Log'),
       )
       .then((choice) => {
         if (choice) this.logger.show();

@@ -8,13 +8,15 @@ import { formatWhen } from '../shared/budgetFormat';
 
 type Action = 'open' | 'rename' | 'markdown' | 'jsonl' | 'delete';
 
-const ACTIONS: ReadonlyArray<vscode.QuickPickItem & { action: Action }> = [
-  { label: '$(go-to-file) Open', description: 'make it the session the status bar and panel follow', action: 'open' },
-  { label: '$(edit) Rename…', action: 'rename' },
-  { label: '$(markdown) Export as Markdown…', description: 'every request, answer, tool call and result on its current branch', action: 'markdown' },
-  { label: '$(json) Export as JSONL…', description: 'the whole log with every branch, as stored', action: 'jsonl' },
-  { label: '$(trash) Delete…', action: 'delete' },
-];
+function actions(): ReadonlyArray<vscode.QuickPickItem & { action: Action }> {
+  return [
+    { label: `$(go-to-file) ${vscode.l10n.t('Open')}`, description: vscode.l10n.t('make it the session the status bar and panel follow'), action: 'open' },
+    { label: `$(edit) ${vscode.l10n.t('Rename…')}`, action: 'rename' },
+    { label: `$(markdown) ${vscode.l10n.t('Export as Markdown…')}`, description: vscode.l10n.t('every request, answer, tool call and result on its current branch'), action: 'markdown' },
+    { label: `$(json) ${vscode.l10n.t('Export as JSONL…')}`, description: vscode.l10n.t('the whole log with every branch, as stored'), action: 'jsonl' },
+    { label: `$(trash) ${vscode.l10n.t('Delete…')}`, action: 'delete' },
+  ];
+}
 
 function safeName(title: string): string {
   return title.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'session';
@@ -23,7 +25,7 @@ function safeName(title: string): string {
 async function pickSession(sessions: AgentSessions): Promise<SessionRecord | undefined> {
   const records = await sessions.store.list();
   if (records.length === 0) {
-    void vscode.window.showInformationMessage('Compaction Agent: no sessions in this workspace yet. Ask @agent something to start one.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Compaction Agent: no sessions in this workspace yet. Ask @agent something to start one.'));
     return undefined;
   }
   const activeId = sessions.active?.id;
@@ -33,7 +35,7 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
       description: formatWhen(record.updatedAt, vscode.env.language),
       record,
     })),
-    { title: 'Compaction Agent: Sessions', placeHolder: 'Pick a session (newest first)', matchOnDescription: true },
+    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true },
   );
   return picked?.record;
 }
@@ -41,14 +43,14 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
 async function saveTarget(record: SessionRecord, extension: string): Promise<vscode.Uri | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = `${safeName(record.title)}.${extension}`;
-  return vscode.window.showSaveDialog({ title: `Export "${record.title}"`, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}), filters: { [extension.toUpperCase()]: [extension] } });
+  return vscode.window.showSaveDialog({ title: vscode.l10n.t('Export "{0}"', record.title), ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}), filters: { [extension.toUpperCase()]: [extension] } });
 }
 
 /** Runs the picked action; `showPanel` opens the Context & Compaction panel after Open. */
 export async function manageSessions(sessions: AgentSessions, showPanel: () => void): Promise<void> {
   const record = await pickSession(sessions);
   if (!record) return;
-  const choice = await vscode.window.showQuickPick(ACTIONS, { title: record.title, placeHolder: 'What to do with this session' });
+  const choice = await vscode.window.showQuickPick(actions(), { title: record.title, placeHolder: vscode.l10n.t('What to do with this session') });
   if (!choice) return;
   switch (choice.action) {
     case 'open': {
@@ -59,7 +61,7 @@ export async function manageSessions(sessions: AgentSessions, showPanel: () => v
       return;
     }
     case 'rename': {
-      const title = await vscode.window.showInputBox({ title: 'Rename session', value: record.title, validateInput: (value) => (value.trim() ? undefined : 'A name cannot be empty') });
+      const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename session'), value: record.title, validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('A name cannot be empty')) });
       if (title?.trim()) await sessions.store.touch(record.id, title.trim());
       return;
     }
@@ -69,27 +71,28 @@ export async function manageSessions(sessions: AgentSessions, showPanel: () => v
       const session = await sessions.open(record.id);
       if (!session) throw new Error(`session "${record.title}" could not be opened`);
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(sessionMarkdown(record.title, session.log.path())));
-      void vscode.window.showInformationMessage(`Exported "${record.title}" to ${path.basename(target.fsPath)}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Exported "{0}" to {1}.', record.title, path.basename(target.fsPath)));
       return;
     }
     case 'jsonl': {
       const target = await saveTarget(record, 'jsonl');
       if (!target) return;
       await vscode.workspace.fs.copy(vscode.Uri.file(sessions.store.filePath(record)), target, { overwrite: true });
-      void vscode.window.showInformationMessage(`Exported "${record.title}" to ${path.basename(target.fsPath)}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Exported "{0}" to {1}.', record.title, path.basename(target.fsPath)));
       return;
     }
     case 'delete': {
+      const remove = vscode.l10n.t('Delete');
       const confirm = await vscode.window.showWarningMessage(
-        `Delete the session "${record.title}"? Its log moves to the trash where the system has one, else to a "deleted" folder beside the sessions.`,
+        vscode.l10n.t('Delete the session "{0}"? Its log moves to the trash where the system has one, else to a "deleted" folder beside the sessions.', record.title),
         { modal: true },
-        'Delete',
+        remove,
       );
-      if (confirm !== 'Delete') return;
+      if (confirm !== remove) return;
       await sessions.remove(record.id);
       const freed = sessions.store.lastCollection;
-      const note = freed && freed.removed > 0 ? ` Freed ${(freed.bytesFreed / 1024 / 1024).toFixed(1)} MB of file snapshots, images and long outputs no other session uses.` : '';
-      void vscode.window.showInformationMessage(`Deleted the session "${record.title}".${note}`);
+      const note = freed && freed.removed > 0 ? ` ${vscode.l10n.t('Freed {0} MB of file snapshots, images and long outputs no other session uses.', (freed.bytesFreed / 1024 / 1024).toFixed(1))}` : '';
+      void vscode.window.showInformationMessage(`${vscode.l10n.t('Deleted the session "{0}".', record.title)}${note}`);
       return;
     }
   }

@@ -27,7 +27,7 @@ export class StatusBarController implements vscode.Disposable {
   /** `priority` orders the item among other right-aligned items (higher = further left). */
   constructor(priority = 100) {
     this.item = vscode.window.createStatusBarItem(STATUS_BAR_ITEM_ID, vscode.StatusBarAlignment.Right, priority);
-    this.item.name = 'Context budget';
+    this.item.name = vscode.l10n.t('Context budget');
     this.item.command = SHOW_BUDGET_COMMAND;
   }
 

@@ -10,10 +10,40 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function manifest(): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  if (!isRecord(parsed)) throw new Error('package.json is not an object');
+  return parsed;
+}
+
 function contributes(): Record<string, unknown> {
-  const manifest: unknown = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  if (!isRecord(manifest) || !isRecord(manifest.contributes)) throw new Error('package.json has no contributes');
-  return manifest.contributes;
+  const parsed = manifest();
+  if (!isRecord(parsed.contributes)) throw new Error('package.json has no contributes');
+  return parsed.contributes;
+}
+
+/** package.nls.json: the English text of every %key% in the manifest. */
+function nlsStrings(): Record<string, string> {
+  const parsed: unknown = JSON.parse(readFileSync(join(ROOT, 'package.nls.json'), 'utf8'));
+  if (!isRecord(parsed)) throw new Error('package.nls.json is not an object');
+  return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, String(value)]));
+}
+
+/** A manifest string as VS Code shows it: a %key% placeholder replaced by its package.nls.json text. */
+function localized(value: unknown): string {
+  const key = typeof value === 'string' ? /^%([^%]+)%$/.exec(value)?.[1] : undefined;
+  return key === undefined ? String(value) : (nlsStrings()[key] ?? String(value));
+}
+
+/** Fields whose strings a person reads (VS Code shows them in the palette, settings, chat and walkthrough). */
+const READ_FIELDS = new Set(['title', 'category', 'description', 'markdownDescription', 'fullName', 'displayName', 'enumDescriptions', 'markdownEnumDescriptions', 'deprecationMessage', 'markdownDeprecationMessage']);
+
+/** Every string under a READ_FIELDS field, with its path, walking the given part of the manifest. */
+function readStrings(value: unknown, path: string, underField = false): Array<{ path: string; text: string }> {
+  if (typeof value === 'string') return underField ? [{ path, text: value }] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => readStrings(item, `${path}[${index}]`, underField));
+  if (!isRecord(value)) return [];
+  return Object.entries(value).flatMap(([key, item]) => readStrings(item, `${path}.${key}`, READ_FIELDS.has(key)));
 }
 
 function manifestCommands(): string[] {
@@ -142,7 +172,7 @@ describe('menus, walkthrough and model provider', () => {
       const media = isRecord(step.media) ? step.media.markdown : undefined;
       expect(typeof media === 'string' && media.startsWith('media/walkthrough/'), String(step.id)).toBe(true);
       expect(existsSync(join(ROOT, String(media))), String(media)).toBe(true);
-      const links = [...String(step.description).matchAll(/command:(compactionAgent\.[A-Za-z]+)/g)].map((match) => match[1] ?? '');
+      const links = [...localized(step.description).matchAll(/command:(compactionAgent\.[A-Za-z]+)/g)].map((match) => match[1] ?? '');
       for (const link of links) expect(commands.has(link), link).toBe(true);
       for (const event of Array.isArray(step.completionEvents) ? step.completionEvents : []) {
         const [kind, name] = String(event).split(':');
@@ -168,5 +198,31 @@ describe('settings a workspace must not control', () => {
   it('lists every endpoint setting as user-only', () => {
     const endpointKeys = Object.keys(SETTING_SPECS).filter((key) => key.startsWith('endpoint.'));
     expect(endpointKeys.filter((key) => !(USER_ONLY_SETTINGS as readonly string[]).includes(key))).toEqual([]);
+  });
+});
+
+describe('localization of the manifest', () => {
+  it('gives every string a person reads a %key% placeholder', () => {
+    const parts = { contributes: contributes(), capabilities: manifest().capabilities };
+    const strings = readStrings(parts, 'package.json');
+    expect(strings.length).toBeGreaterThan(80);
+    const literal = strings.filter((entry) => !/^%[^%]+%$/.test(entry.text));
+    expect(literal).toEqual([]);
+  });
+
+  it('has every %key% of package.json in package.nls.json, and no key package.json does not use', () => {
+    const text = readFileSync(join(ROOT, 'package.json'), 'utf8');
+    const used = new Set([...text.matchAll(/"%([^%"]+)%"/g)].map((match) => match[1] ?? ''));
+    const defined = new Set(Object.keys(nlsStrings()));
+    expect([...used].filter((key) => !defined.has(key))).toEqual([]);
+    expect([...defined].filter((key) => !used.has(key))).toEqual([]);
+    for (const [key, value] of Object.entries(nlsStrings())) expect(value.trim().length, key).toBeGreaterThan(0);
+  });
+
+  it('ships package.nls.json and the l10n bundle in the VSIX', () => {
+    const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n');
+    expect(ignore).toContain('!package.nls.json');
+    expect(ignore).toContain('!l10n/**');
+    expect(manifest().l10n).toBe('./l10n');
   });
 });

@@ -1,5 +1,6 @@
 // The panel's HTML shell: strict CSP with a nonce, no remote resources, attribute values escaped.
 import { describe, expect, it } from 'vitest';
+import { fill, PANEL_STRINGS, PANEL_STRINGS_ATTRIBUTE, parsePanelStrings } from '../../src/shared/panelStrings';
 import { contentSecurityPolicy, createNonce, panelHtml } from '../../src/vscode/panelHtml';
 
 const inputs = {
@@ -39,5 +40,39 @@ describe('panelHtml', () => {
     const first = createNonce();
     expect(first).toMatch(/^[A-Za-z0-9]{16,}$/);
     expect(createNonce()).not.toBe(first);
+  });
+});
+
+/** The attribute value as a browser decodes it (the entities escapeAttribute writes). */
+function pageStrings(html: string): unknown {
+  const raw = new RegExp(`${PANEL_STRINGS_ATTRIBUTE}="([^"]*)"`).exec(html)?.[1];
+  if (raw === undefined) return undefined;
+  return JSON.parse(raw.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')) as unknown;
+}
+
+describe('the panel\'s translated text', () => {
+  it('reaches the webview through the page: translated strings, escaped, and the title and label of the page', () => {
+    const strings = { ...PANEL_STRINGS, pageTitle: 'Kontext & <Kompaktierung>', compactNow: 'Jetzt "kompaktieren"', tokens: '{0} Token' };
+    const html = panelHtml({ ...inputs, nonce: 'n', strings });
+    expect(html).toContain('<title>Kontext &amp; &lt;Kompaktierung&gt;</title>');
+    expect(html).not.toContain('Jetzt "kompaktieren"');
+    const parsed = parsePanelStrings(pageStrings(html));
+    expect(parsed.compactNow).toBe('Jetzt "kompaktieren"');
+    expect(fill(parsed.tokens, '1.2k')).toBe('1.2k Token');
+  });
+
+  it('shows English without translations, and for an entry that is missing, empty or loses a placeholder', () => {
+    expect(pageStrings(panelHtml({ ...inputs, nonce: 'n' }))).toEqual(PANEL_STRINGS);
+    const parsed = parsePanelStrings({ apply: '', tokens: 'Token', cancel: 42, compactNow: 'Kompaktieren' });
+    expect(parsed.apply).toBe('Apply');
+    expect(parsed.tokens).toBe('{0} tokens');
+    expect(parsed.cancel).toBe('Cancel');
+    expect(parsed.compactNow).toBe('Kompaktieren');
+    expect(parsePanelStrings('garbage')).toEqual(PANEL_STRINGS);
+  });
+
+  it('fills placeholders in any order and leaves one without a value', () => {
+    expect(fill('{1} of {0}', 'a', 'b')).toBe('b of a');
+    expect(fill('{0} and {2}', 'x')).toBe('x and {2}');
   });
 });
