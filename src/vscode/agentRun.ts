@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/agent/agentEvents';
+import type { CommandSnapshots } from '../core/checkpoints/commandSnapshots';
 import { runAgent } from '../core/agent/agentLoop';
 import { readInstructionFiles } from '../core/context/instructionFiles';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
@@ -49,6 +50,8 @@ export interface AgentRunInput {
   pendingImages?: PendingImages;
   /** The visible "@agent" terminal, used when tools.runCommandsInTerminal is on. */
   terminal?: TerminalRunner;
+  /** Snapshots the workspace around each run_command (shadow git repositories in the extension's storage). */
+  commandSnapshots?: CommandSnapshots;
 }
 
 function shortArguments(text: string): string {
@@ -241,6 +244,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       userText: request.prompt,
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
+      ...(input.commandSnapshots ? { commandSnapshots: input.commandSnapshots } : {}),
       onContextWindowLearned: (tokens, how) => {
         bound.rememberWindow(tokens, how);
         // The panel and status bar measure against it too (unless the setting fixes the window).

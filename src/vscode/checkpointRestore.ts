@@ -104,15 +104,21 @@ export async function restoreFiles(session: AgentSession, entryId: string, items
   return done + failed;
 }
 
+/** What the picker says about changes a restore cannot put back (commands run where no snapshot could be taken). */
+export function unrecordedNote(point: Checkpoint): string {
+  if (point.unrecorded.count === 0) return '';
+  return ` · cannot restore what ${plural(point.unrecorded.count, 'command')} since changed (${point.unrecorded.reasons.join('; ')})`;
+}
+
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
-  const files = point.fileCount > 0 ? `${plural(point.fileCount, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since';
+  const files = (point.fileCount > 0 ? `${plural(point.fileCount, 'file')} changed since: ${fileList(point.files)}` : 'no file changed since') + unrecordedNote(point);
   return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 
 function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
   const modes: Array<vscode.QuickPickItem & { mode: RestoreMode }> = [];
   const conversation = point.kind === 'request' && point.conversation;
-  const files = `${plural(items.length, 'file')}: ${fileList(items.map((item) => item.path))}`;
+  const files = `${plural(items.length, 'file')}: ${fileList(items.map((item) => item.path))}${unrecordedNote(point)}`;
   if (conversation && items.length > 0) modes.push({ mode: 'both', label: '$(history) Files and conversation', detail: `Back to before this request; ${files}` });
   if (items.length > 0) modes.push({ mode: 'files', label: '$(files) Files only', detail: `${files}; the conversation goes on as it is` });
   if (conversation) modes.push({ mode: 'conversation', label: '$(comment-discussion) Conversation only', detail: 'Continue from before this request; the files stay as they are and later turns stay on their branch' });
@@ -149,7 +155,7 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
   if (!point) return undefined;
   const items = planFileRestore(session.log.path(), point.entryId, session.log.tree.entries) ?? [];
   const modes = modeItems(point, items);
-  if (modes.length === 0) return 'Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.';
+  if (modes.length === 0) return `Nothing to restore there: no recorded file change since, and the conversation cannot go back before its first request.${unrecordedNote(point).replace(' · c', ' C')}`;
   const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
   const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: `Restore to before: ${point.title}`, placeHolder: 'What should go back?' }))?.mode;
   if (!mode) return undefined;

@@ -121,6 +121,8 @@ export interface ToolResultEntry extends EntryBase {
   blob?: BlobRef;
   /** Files this call changed, snapshotted before and after: the file checkpoints a restore goes back to. */
   fileChanges?: FileChange[];
+  /** Why what this call changed in the workspace could not be recorded (a command run where git is missing, say): not restorable. */
+  checkpointGap?: string;
 }
 
 /** Files the summarized part of the session read and modified (cumulative across compactions). */

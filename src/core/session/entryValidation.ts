@@ -47,7 +47,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     stopReason: optional(isOneOf('stop', 'length', 'toolCalls', 'aborted', 'error', 'contentFilter')),
     error: optional(isString),
   },
-  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges) },
+  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges), checkpointGap: optional(isString) },
   compaction: {
     summary: isString,
     firstKeptEntryId: (value) => value === null || isString(value),
