@@ -52,6 +52,7 @@ export async function appendToolResult(log: AgentLog, call: ToolCall, output: To
     ...(blob ? { blob } : {}),
     ...(fileChanges.length > 0 ? { fileChanges: [...fileChanges] } : {}),
     ...(checkpointGap ? { checkpointGap } : {}),
+    ...(output.subagent ? { subagent: output.subagent } : {}),
   });
   return entry as ToolResultEntry;
 }

@@ -27,6 +27,8 @@ const isFileChange: Check = (value) =>
   (value.before === undefined || value.before === null || isBlobRef(value.before)) &&
   (value.after === null || isBlobRef(value.after));
 const isFileChanges: Check = (value) => Array.isArray(value) && value.every(isFileChange);
+const isSubagentLink: Check = (value) =>
+  isObject(value) && isString(value.sessionId) && isNumber(value.calls) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && optional(isNumber)(value.cost);
 const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
 const isOneOf =
   (...values: string[]): Check =>
@@ -47,7 +49,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     stopReason: optional(isOneOf('stop', 'length', 'toolCalls', 'aborted', 'error', 'contentFilter')),
     error: optional(isString),
   },
-  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges), checkpointGap: optional(isString) },
+  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges), checkpointGap: optional(isString), subagent: optional(isSubagentLink) },
   compaction: {
     summary: isString,
     firstKeptEntryId: (value) => value === null || isString(value),
