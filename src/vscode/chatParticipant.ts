@@ -108,7 +108,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
     await session.useModel(bound.choice);
     await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
     const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, signal: run.signal };
-    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal, commandSnapshots: deps.commandSnapshots };
+    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal, commandSnapshots: deps.commandSnapshots, sessions: deps.sessions };
     switch (request.command) {
       case 'compact':
         await compactCommand(input);

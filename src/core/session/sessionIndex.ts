@@ -14,6 +14,8 @@ export interface SessionRecord {
   updatedAt: string;
   /** Opaque key the VS Code side uses to map a chat thread to its session. */
   threadKey?: string;
+  /** Set on a delegated sub-task's session: the session whose agent started it. */
+  parentId?: string;
 }
 
 const INDEX_FILE = 'index.json';
@@ -24,7 +26,8 @@ function isRecord(value: unknown): value is SessionRecord {
   return (
     ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
     sessionFileProblem(record.file as string) === undefined &&
-    (record.threadKey === undefined || typeof record.threadKey === 'string')
+    (record.threadKey === undefined || typeof record.threadKey === 'string') &&
+    (record.parentId === undefined || typeof record.parentId === 'string')
   );
 }
 
