@@ -9,6 +9,8 @@ import type { RunningRequest } from './sessionEngine';
 import type { SummarizeFn } from '../compaction/compaction';
 import { CountCache } from '../tokens/countCache';
 import type { Delegate } from '../tools/delegateTool';
+import { DELEGATE_TOOL_NAME } from '../tools/delegateTool';
+import type { Tool } from '../tools/toolTypes';
 
 /** The tools a sub-task gets: reading and searching only (no writes, no commands, no further delegation). */
 export const SUBAGENT_TOOLS = ['read_file', 'list_dir', 'find_files', 'search_text'] as const;
@@ -51,6 +53,8 @@ export interface SubagentRun {
   summarize: SummarizeFn;
   /** Told of each tool call the child makes (the chat shows it as progress). */
   onProgress?: (line: string) => void;
+  /** The child's tools; default the read-only built-ins (SUBAGENT_TOOLS). Never include delegate. */
+  tools?: readonly Tool[];
 }
 
 function systemPrompt(roots: readonly string[]): string {
@@ -105,7 +109,8 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
   let ended = 'error';
   let steps = 0;
   try {
-    const tools = builtinTools().filter((tool) => (SUBAGENT_TOOLS as readonly string[]).includes(tool.definition.function.name));
+    // No delegate tool in the child, whatever is passed: a sub-task never starts another one.
+    const tools = (run.tools ?? builtinTools().filter((tool) => (SUBAGENT_TOOLS as readonly string[]).includes(tool.definition.function.name))).filter((tool) => tool.definition.function.name !== DELEGATE_TOOL_NAME);
     const events = runAgent({
       ...run.parent,
       log: run.log,
@@ -148,7 +153,7 @@ export interface ChildSession {
  * The `delegate` tool's runner: each call makes a child session (linked to the parent by the tool call id),
  * runs the sub-task in it with the parent's request signal, and returns the capped answer and its usage.
  */
-export function subagentDelegate(deps: { createChild: (task: string, toolCallId: string) => Promise<ChildSession>; parent: SubagentParent; onProgress?: (line: string) => void }): Delegate {
+export function subagentDelegate(deps: { createChild: (task: string, toolCallId: string) => Promise<ChildSession>; parent: SubagentParent; onProgress?: (line: string) => void; tools?: readonly Tool[] }): Delegate {
   return async (task, context) => {
     const child = await deps.createChild(task, context.toolCallId);
     const outcome = await runSubagent({
@@ -159,6 +164,7 @@ export function subagentDelegate(deps: { createChild: (task: string, toolCallId:
       parent: deps.parent,
       summarize: child.summarize,
       ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+      ...(deps.tools ? { tools: deps.tools } : {}),
     });
     return { answer: outcome.answer, shortened: outcome.shortened, steps: outcome.steps, ended: outcome.ended, link: { sessionId: child.id, ...outcome.usage } };
   };
