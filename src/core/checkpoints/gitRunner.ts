@@ -1,5 +1,6 @@
 // Runs git for the shadow repository: an interface (tests and the extension use a real git), and its node implementation.
 import { spawn } from 'node:child_process';
+import { devNull } from 'node:os';
 
 /** What one git invocation produced. */
 export interface GitOutput {
@@ -27,7 +28,8 @@ export function nodeGitRunner(gitPath = 'git'): GitRunner {
   return {
     run(args, options = {}) {
       return new Promise((resolve) => {
-        const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+        // The user's system and global git configuration stay out (no clean filters, LFS or fsmonitor on snapshots).
+        const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: devNull };
         for (const name of INHERITED_GIT_VARIABLES) delete env[name];
         const child = spawn(gitPath, [...args], { env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, ...(options.signal ? { signal: options.signal } : {}) });
         const chunks: Buffer[] = [];
