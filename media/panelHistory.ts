@@ -55,10 +55,11 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
 
 function changedFiles(point: CheckpointView): string {
   const count = point.fileCount ?? point.files.length;
-  if (count === 0) return 'no file changed since';
+  const unrecorded = point.unrecorded ? `; ${point.unrecorded}` : '';
+  if (count === 0) return `no file changed since${unrecorded}`;
   const shown = point.files.slice(0, 3).join(', ');
   const more = count > 3 ? ` and ${count - 3} more` : '';
-  return `${count} file${count === 1 ? '' : 's'} changed since: ${shown}${more}`;
+  return `${count} file${count === 1 ? '' : 's'} changed since: ${shown}${more}${unrecorded}`;
 }
 
 /** Every request is a checkpoint: the files the agent changed since, and the conversation, can go back to before it. */

@@ -106,6 +106,8 @@ export interface CheckpointView {
   files: string[];
   /** How many files changed from this point on (absent in states saved by older versions: then files.length). */
   fileCount?: number;
+  /** What a restore cannot put back from this point on (commands run without a snapshot), in words; absent when nothing. */
+  unrecorded?: string;
 }
 
 export interface HistoryView {

@@ -1,7 +1,7 @@
 // Restore Checkpoint: puts the files, the conversation or both back to before any request (palette, panel, pre-compaction restore).
 import * as vscode from 'vscode';
 import type { Checkpoint, RestoreItem, RestorePort } from '../core/checkpoints/fileCheckpoints';
-import { applyFileRestore, changedSince, checkpoints, planFileRestore } from '../core/checkpoints/fileCheckpoints';
+import { applyFileRestore, changedSince, checkpoints, planFileRestore, unrecordedSentence } from '../core/checkpoints/fileCheckpoints';
 import { isNotFound } from '../core/checkpoints/changeRecorder';
 import { blobRefOf } from '../core/storage/blobStore';
 import { resolveSafely } from '../core/tools/pathSafety';
@@ -105,9 +105,9 @@ export async function restoreFiles(session: AgentSession, entryId: string, items
 }
 
 /** What the picker says about changes a restore cannot put back (commands run where no snapshot could be taken). */
-export function unrecordedNote(point: Checkpoint): string {
-  if (point.unrecorded.count === 0) return '';
-  return ` · cannot restore what ${plural(point.unrecorded.count, 'command')} since changed (${point.unrecorded.reasons.join('; ')})`;
+function unrecordedNote(point: Checkpoint): string {
+  const sentence = unrecordedSentence(point);
+  return sentence ? ` · ${sentence}` : '';
 }
 
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {

@@ -12,6 +12,7 @@ import { applyFileRestore, checkpoints, planFileRestore } from '../../src/core/c
 import { nodeGitRunner } from '../../src/core/checkpoints/gitRunner';
 import type { ToolResultEntry } from '../../src/core/session/entries';
 import { validateEntry } from '../../src/core/session/entryValidation';
+import { toHistoryView } from '../../src/core/views/historyView';
 import { collect, scriptedModel } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
@@ -103,6 +104,7 @@ describe('command checkpoints', () => {
     expect(commandResult().checkpointGap).toBe('git is not installed (or not on PATH)');
     const point = checkpoints(fixture.session.log.path())[0];
     expect(point?.unrecorded).toEqual({ count: 1, reasons: ['git is not installed (or not on PATH)'] });
+    expect(toHistoryView(fixture.session.log.path()).checkpoints?.[0]?.unrecorded).toBe('cannot restore what 1 command since changed (git is not installed (or not on PATH))');
     expect(planFileRestore(fixture.session.log.path(), point?.entryId ?? '')).toEqual([]);
   });
 

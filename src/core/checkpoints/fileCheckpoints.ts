@@ -56,6 +56,13 @@ function restoreTitle(entry: FileRestoreEntry, target: SessionEntry | undefined)
   return `Restore of ${entry.changes.length} file${entry.changes.length === 1 ? '' : 's'}${what}`;
 }
 
+/** What cannot be put back to this point, in words ("" when everything recorded can be). */
+export function unrecordedSentence(point: Pick<Checkpoint, 'unrecorded'>): string {
+  const { count, reasons } = point.unrecorded;
+  if (count === 0) return '';
+  return `cannot restore what ${count} command${count === 1 ? '' : 's'} since changed (${reasons.join('; ')})`;
+}
+
 /** How many file names one checkpoint carries; `fileCount` says how many changed in all. */
 export const CHECKPOINT_FILES_LISTED = 50;
 

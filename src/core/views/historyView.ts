@@ -1,5 +1,5 @@
 // The panel's history: compactions and file checkpoints on the current branch, pinned messages, and recent messages one can pin.
-import { checkpoints } from '../checkpoints/fileCheckpoints';
+import { checkpoints, unrecordedSentence } from '../checkpoints/fileCheckpoints';
 import { pinnedEntryIds } from '../context/contextMarkers';
 import { userContent } from '../context/userContent';
 import { compactionCoverage } from './compactionDescription';
@@ -39,7 +39,10 @@ function recentCheckpoints(path: readonly SessionEntry[]): CheckpointView[] {
   const last = path.at(-1);
   const known = last ? checkpointMemo.get(last) : undefined;
   if (known && known.length === path.length) return known.views;
-  const views = checkpoints(path, CHECKPOINT_LIMIT).map((point) => ({ entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files, fileCount: point.fileCount }));
+  const views = checkpoints(path, CHECKPOINT_LIMIT).map((point) => {
+    const unrecorded = unrecordedSentence(point);
+    return { entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files, fileCount: point.fileCount, ...(unrecorded ? { unrecorded } : {}) };
+  });
   if (last) checkpointMemo.set(last, { length: path.length, views });
   return views;
 }
