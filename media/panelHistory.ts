@@ -101,6 +101,35 @@ export function renderCheckpoints(history: HistoryView, disabled: boolean, post:
   return section;
 }
 
+/** Sub-tasks the agent delegated on this branch: each ran in its own session, which opens here. */
+export function renderSubtasks(history: HistoryView, post: Post): HTMLElement | undefined {
+  const tasks = history.subtasks ?? [];
+  if (tasks.length === 0) return undefined;
+  const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'subtasks-heading' } });
+  section.append(
+    h('h2', { attrs: { id: 'subtasks-heading' } }, 'Sub-tasks'),
+    h('p', { class: 'muted' }, 'Each ran in its own session with read-only tools; only its answer joined this conversation.'),
+  );
+  const list = h('ol', { class: 'rows' });
+  for (const task of tasks) {
+    list.appendChild(
+      h(
+        'li',
+        { class: 'row' },
+        h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, task.task), h('div', { class: 'row-meta' }, `${task.calls} model call${task.calls === 1 ? '' : 's'} reported · ${formatTokens(task.tokens)} tokens`)),
+        button('Open', () => post({ type: 'openSession', sessionId: task.sessionId }), {
+          icon: 'go-to-file',
+          secondary: true,
+          key: `subtask:${task.sessionId}`,
+          ariaLabel: `Open the session of the sub-task ${task.task}`,
+        }),
+      ),
+    );
+  }
+  section.appendChild(list);
+  return section;
+}
+
 function pinRow(pin: PinView, action: HTMLButtonElement): HTMLElement {
   return h(
     'li',

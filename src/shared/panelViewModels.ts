@@ -110,11 +110,23 @@ export interface CheckpointView {
   unrecorded?: string;
 }
 
+/** A delegated sub-task on the branch: its child session, to open from the panel. */
+export interface SubtaskView {
+  sessionId: string;
+  /** The task as the agent wrote it (shortened). */
+  task: string;
+  /** Model calls the sub-task made (with a usage report), and their prompt and output tokens. */
+  calls: number;
+  tokens: number;
+}
+
 export interface HistoryView {
   /** Compactions on the current branch, oldest first. */
   compactions: CompactionHistoryItem[];
   /** Checkpoints on the current branch, newest first (absent in states saved by older versions). */
   checkpoints?: CheckpointView[];
+  /** Delegated sub-tasks on the current branch, newest first (absent in states saved by older versions). */
+  subtasks?: SubtaskView[];
   pins: PinView[];
   /** Recent messages that can be pinned (not pinned yet). */
   pinnable: PinView[];

@@ -9,6 +9,7 @@ import type { ToolResultEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { delegateTool } from '../../src/core/tools/delegateTool';
 import { builtinTools, ToolRegistry } from '../../src/core/tools/toolRegistry';
+import { toHistoryView } from '../../src/core/views/historyView';
 import { pathUsage } from '../../src/core/views/usageView';
 import { collect, orphanProblems, recordingSummarizer, scriptedModel, type ScriptStep } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
@@ -84,6 +85,8 @@ describe('sub-agents', () => {
     expect(result?.subagent).toEqual({ sessionId: child?.log.header.id, calls: 3, promptTokens: 3000, completionTokens: 150 });
     expect(progress).toEqual([expect.stringMatching(/^search_text /), expect.stringMatching(/^read_file .*config/), expect.stringMatching(/^read_file .*other/)]);
 
+    // The panel lists the sub-task with its child session, to open from there.
+    expect(toHistoryView(parentPath).subtasks).toEqual([{ sessionId: child?.log.header.id, task: 'Find which port the server listens on.', calls: 3, tokens: 3150 }]);
     // The parent's usage counts the child's three calls with its own two.
     expect(pathUsage(parentPath).session).toMatchObject({ calls: 5, promptTokens: 5000, outputTokens: 250 });
     await child?.log.close();
