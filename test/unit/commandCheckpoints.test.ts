@@ -108,6 +108,14 @@ describe('command checkpoints', () => {
     expect(planFileRestore(fixture.session.log.path(), point?.entryId ?? '')).toEqual([]);
   });
 
+  it('a storage folder that cannot hold the shadow repository never stops the command', async () => {
+    writeFileSync(storage(), 'a file where the storage folder should be');
+    await commandTurn(shadowCommandSnapshots(nodeGitRunner(), storage(), () => [fixture.ws.root]));
+    expect(file('notes.txt')).toBe('rewritten by a formatter\n');
+    expect(commandResult().isError).toBe(false);
+    expect(commandResult().checkpointGap).toMatch(/ENOTDIR|EEXIST|not a directory/i);
+  });
+
   it('a workspace above the size cap is not snapshotted, and the checkpoint says why', async () => {
     await commandTurn(shadowCommandSnapshots(nodeGitRunner(), storage(), () => [fixture.ws.root], { maxFiles: 2, maxBytes: 1024 * 1024 }));
     expect(commandResult().checkpointGap).toMatch(/has 3 files not excluded by \.gitignore, above the 2/);

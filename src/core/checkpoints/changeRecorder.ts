@@ -97,15 +97,21 @@ export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore,
     searchText: (pattern, options) => inner.searchText(pattern, options),
     async runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
       if (!limits.commands) return inner.runCommand(command, options);
-      const pending = await limits.commands.before(command, options.signal);
+      const commands = limits.commands;
+      const pending = await commands.before(command, options.signal).catch((error: unknown) => {
+        limits.gap?.(error instanceof Error ? error.message : String(error));
+        return undefined;
+      });
       try {
         return await inner.runCommand(command, options);
       } finally {
         // Also after a failed, stopped or timed-out command: what it changed before it ended can be put back.
-        const found = await pending.after(store, limits.maxBytes);
-        changes.push(...found.changes);
-        limits.notes?.push(...found.notes);
-        if (found.gap) limits.gap?.(found.gap);
+        const found = await pending?.after(store, limits.maxBytes).catch((error: unknown) => ({ changes: [], notes: [], gap: error instanceof Error ? error.message : String(error) }));
+        if (found) {
+          changes.push(...found.changes);
+          limits.notes?.push(...found.notes);
+          if (found.gap) limits.gap?.(found.gap);
+        }
       }
     },
     async writeFile(path: string, text: string, signal?: AbortSignal): Promise<void> {

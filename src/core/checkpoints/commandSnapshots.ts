@@ -89,6 +89,15 @@ async function folderChanges(before: FolderSnapshot, after: Snapshot, roots: rea
   }
 }
 
+/** A snapshot, or why it failed: a broken storage folder must never stop the command itself. */
+async function safely(take: () => Promise<Snapshot>): Promise<Snapshot> {
+  try {
+    return await take();
+  } catch (error) {
+    return { unavailable: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 function gapOf(folders: ReadonlyArray<{ folder: string; snapshot: Snapshot }>, several: boolean): string | undefined {
   const reasons = folders.flatMap(({ folder, snapshot }) => ('unavailable' in snapshot ? [several ? `${nodePath.basename(folder)}: ${snapshot.unavailable}` : snapshot.unavailable] : []));
   return reasons.length > 0 ? [...new Set(reasons)].join('; ') : undefined;
@@ -112,13 +121,13 @@ export function shadowCommandSnapshots(git: GitRunner, storage: string, roots: (
     async before(label, signal) {
       const folders = [...roots()];
       const taken: FolderSnapshot[] = [];
-      for (const folder of folders) taken.push({ repository: repositoryOf(folder), snapshot: await repositoryOf(folder).snapshot(`before: ${label}`, signal) });
+      for (const folder of folders) taken.push({ repository: repositoryOf(folder), snapshot: await safely(() => repositoryOf(folder).snapshot(`before: ${label}`, signal)) });
       return {
         async after(store, maxBytes) {
           const found: CommandChanges = { changes: [], notes: [] };
           const states: Array<{ folder: string; snapshot: Snapshot }> = [];
           for (const before of taken) {
-            const after = await before.repository.snapshot(`after: ${label}`);
+            const after = await safely(() => before.repository.snapshot(`after: ${label}`));
             states.push({ folder: before.repository.folder, snapshot: 'unavailable' in before.snapshot ? before.snapshot : after });
             try {
               await folderChanges(before, after, folders, store, maxBytes, found);
