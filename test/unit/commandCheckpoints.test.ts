@@ -1,6 +1,6 @@
 // Command checkpoints: a shadow git repository in the extension's storage snapshots each run_command, so a restore undoes it.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -106,6 +106,17 @@ describe('command checkpoints', () => {
     expect(point?.unrecorded).toEqual({ count: 1, reasons: ['git is not installed (or not on PATH)'] });
     expect(toHistoryView(fixture.session.log.path()).checkpoints?.[0]?.unrecorded).toBe('cannot restore what 1 command since changed (git is not installed (or not on PATH))');
     expect(planFileRestore(fixture.session.log.path(), point?.entryId ?? '')).toEqual([]);
+  });
+
+  it('a symbolic link a command changes is named as not restorable, never written back as a file', async () => {
+    symlinkSync('notes.txt', nodePath.join(fixture.ws.root, 'link.txt'));
+    const command = `node -e "const f=require('fs');f.rmSync('link.txt');f.symlinkSync('gone.txt','link.txt');f.writeFileSync('notes.txt','changed\\n')"`;
+    await commandTurn(shadowCommandSnapshots(nodeGitRunner(), storage(), () => [fixture.ws.root]), command);
+    expect(commandResult().content).toContain('link.txt was changed by the command without a checkpoint snapshot (it is a symbolic link or a nested repository)');
+    const outcome = await restoreToRequest();
+    expect(file('notes.txt')).toBe('first line\n');
+    expect(outcome.failed.map((failure) => failure.path)).toEqual(['link.txt']);
+    expect(lstatSync(nodePath.join(fixture.ws.root, 'link.txt')).isSymbolicLink()).toBe(true);
   });
 
   it('a storage folder that cannot hold the shadow repository never stops the command', async () => {

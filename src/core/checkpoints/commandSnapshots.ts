@@ -77,6 +77,11 @@ async function folderChanges(before: FolderSnapshot, after: Snapshot, roots: rea
     } catch {
       continue;
     }
+    if (!difference.regular) {
+      found.notes.push(`${shown} was changed by the command without a checkpoint snapshot (it is a symbolic link or a nested repository), so Restore Checkpoint cannot put it back.`);
+      found.changes.push({ path: shown, absolute, after: { sha256: 'unrecorded', bytes: 0, chars: 0 } });
+      continue;
+    }
     const old = await side(before.repository, from, difference.path, store, maxBytes);
     const now = await side(before.repository, after.commit, difference.path, store, maxBytes);
     const afterRef = 'ref' in now ? now.ref : now.hash;

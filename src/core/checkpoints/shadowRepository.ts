@@ -1,5 +1,5 @@
 // A shadow git repository in the extension's storage that snapshots one workspace folder (never the user's own .git).
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { GitOutput, GitRunner } from './gitRunner';
 
@@ -20,7 +20,12 @@ export interface SnapshotDifference {
   status: 'A' | 'D' | 'M' | 'T';
   /** Path relative to the folder, with forward slashes. */
   path: string;
+  /** False for a symbolic link or a nested repository on either side: its content is not a file's text. */
+  regular: boolean;
 }
+
+/** Git's modes of a regular file (plain or executable), and "absent". */
+const REGULAR_MODES = new Set(['100644', '100755', '000000']);
 
 /** Settings for every invocation: no line-ending or path-quoting surprises, no file-system monitor, no signing. */
 const STABLE_CONFIG = ['-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false', '-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false', '-c', 'commit.gpgsign=false'];
@@ -75,6 +80,8 @@ export class ShadowRepository {
       }
       // Nested repositories and the folder's own .git are never snapshotted.
       await writeFile(nodePath.join(this.gitDir, 'info', 'exclude'), '.git\n', 'utf8').catch(() => undefined);
+      // Snapshots of this repository run one at a time in this process: a lock left now is from one that crashed.
+      await rm(nodePath.join(this.gitDir, 'index.lock'), { force: true }).catch(() => undefined);
       return undefined;
     })();
     return this.ready;
@@ -127,13 +134,16 @@ export class ShadowRepository {
 
   /** The files that differ between two snapshots of this folder. */
   async differences(from: string, to: string): Promise<SnapshotDifference[]> {
-    const diff = await this.run(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to]);
+    const diff = await this.run(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to]);
     if (diff.code !== 0) throw new Error(failure('diff-tree', diff));
     const parts = fields(diff.stdout);
     const found: SnapshotDifference[] = [];
+    // Each change is ":<old mode> <new mode> <old id> <new id> <status>" then the path.
     for (let index = 0; index + 1 < parts.length; index += 2) {
-      const status = (parts[index] as string).charAt(0);
-      if (status === 'A' || status === 'D' || status === 'M' || status === 'T') found.push({ status, path: parts[index + 1] as string });
+      const [oldMode = '', newMode = '', , , status = ''] = (parts[index] as string).replace(/^:/, '').split(' ');
+      const kind = status.charAt(0);
+      if (kind !== 'A' && kind !== 'D' && kind !== 'M' && kind !== 'T') continue;
+      found.push({ status: kind, path: parts[index + 1] as string, regular: REGULAR_MODES.has(oldMode) && REGULAR_MODES.has(newMode) });
     }
     return found;
   }
