@@ -92,6 +92,22 @@ describe('sub-agents', () => {
     await child?.log.close();
   });
 
+  it.each([8192, 1_000_000])('holds with default settings at a %i-token window: the child reads, the parent gets only the answer', async (window) => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'delegate', args: { task: 'Find the port.' } }] },
+      { toolCalls: [{ name: 'read_file', args: { path: 'src/config.ts' } }] },
+      { text: 'Port 8080 (src/config.ts).' },
+      { text: 'It is 8080.' },
+    ]);
+    const made = children();
+    const events = await collect(runAgent({ ...baseAgentOptions(fixture, model), contextWindow: window, registry: registryWithDelegate(model, made, undefined, window), userText: 'which port?' }));
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    expect(JSON.stringify(model.requests[3]?.messages)).not.toContain(MARKER);
+    expect(JSON.stringify(model.requests[3]?.messages)).toContain('Port 8080 (src/config.ts).');
+    expect(JSON.stringify(made.made[0]?.log.path())).toContain(MARKER);
+    await made.made[0]?.log.close();
+  });
+
   it("a long answer is cut to the cap measured with the parent's tokenizer", async () => {
     const long = Array.from({ length: 3000 }, (_, index) => `finding ${index}`).join('\n');
     const model = scriptedModel([{ toolCalls: [{ name: 'delegate', args: { task: 'List everything.' } }] }, { text: long }, { text: 'Noted.' }]);
