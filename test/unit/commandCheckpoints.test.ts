@@ -88,6 +88,17 @@ describe('command checkpoints', () => {
     expect(readdirSync(nodePath.join(storage(), 'shadow')).some((name) => name.endsWith('.git'))).toBe(true);
   });
 
+  it('each turn is snapshotted too, named by its request entry, and the command after it still sees only its own changes', async () => {
+    const snapshots = shadowCommandSnapshots(nodeGitRunner(), storage(), () => [fixture.ws.root]);
+    await commandTurn(snapshots);
+    const request = fixture.session.log.path().find((entry) => entry.type === 'user');
+    const gitDir = nodePath.join(storage(), 'shadow', readdirSync(nodePath.join(storage(), 'shadow'))[0] ?? '');
+    const messages = execFileSync('git', [`--git-dir=${gitDir}`, 'log', '--format=%s', 'refs/heads/snapshots'], { encoding: 'utf8' }).trim().split('\n').reverse();
+    expect(messages[0]).toBe(`turn ${request?.id ?? ''}`);
+    expect(messages.slice(1).map((message) => message.split(':')[0])).toEqual(['before', 'after']);
+    expect((commandResult().fileChanges ?? []).map((change) => change.path).sort()).toEqual(['generated.ts', 'gone.txt', 'notes.txt']);
+  });
+
   it("leaves the workspace's own git repository alone", async () => {
     execFileSync('git', ['init', '--quiet', fixture.ws.root]);
     const gitFiles = (): string[] => readdirSync(nodePath.join(fixture.ws.root, '.git')).sort();

@@ -318,6 +318,8 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
     const images = options.userImages?.length ? { images: options.userImages } : {};
     userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments, ...images })) as UserEntry;
   }
+  // The turn's workspace snapshot runs beside the first model call (see CommandSnapshots.turnStarted).
+  if (userEntry) void options.commandSnapshots?.turnStarted(userEntry.id);
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
   let reason: DoneReason | 'next' = 'next';
   while (reason === 'next') {

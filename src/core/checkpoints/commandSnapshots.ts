@@ -26,6 +26,12 @@ export interface PendingCommandSnapshot {
 /** Takes the snapshot before a command (the VS Code side: a shadow repository per folder in the extension's storage). */
 export interface CommandSnapshots {
   before(label: string, signal?: AbortSignal): Promise<PendingCommandSnapshot>;
+  /**
+   * Snapshots every folder at the start of a turn (commit message "turn <entryId>"). Nothing is recorded in the
+   * session: it takes the costly first snapshot of a folder while the model thinks, so the turn's first command
+   * waits less. Never rejects.
+   */
+  turnStarted(entryId: string): Promise<void>;
 }
 
 /** The text of a file's bytes, or undefined when they are not UTF-8 text (a byte-order mark is kept). */
@@ -123,6 +129,9 @@ export function shadowCommandSnapshots(git: GitRunner, storage: string, roots: (
     return repository;
   };
   return {
+    async turnStarted(entryId) {
+      for (const folder of roots()) await safely(() => repositoryOf(folder).snapshot(`turn ${entryId}`));
+    },
     async before(label, signal) {
       const folders = [...roots()];
       const taken: FolderSnapshot[] = [];
