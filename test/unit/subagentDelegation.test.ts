@@ -1,4 +1,5 @@
 // Sub-agents: the delegate tool runs a sub-task in a linked child session with read-only tools; only its answer reaches the parent.
+import { writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
@@ -7,6 +8,9 @@ import type { ChildSession } from '../../src/core/agent/subagent';
 import { answerCap, SUBAGENT_TOOLS, subagentDelegate } from '../../src/core/agent/subagent';
 import type { ToolResultEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
+import { SessionIndexStore } from '../../src/core/session/sessionIndex';
+import { validateHeader } from '../../src/core/session/entryValidation';
+import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { delegateTool } from '../../src/core/tools/delegateTool';
 import { builtinTools, ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { toHistoryView } from '../../src/core/views/historyView';
@@ -140,5 +144,18 @@ describe('sub-agents', () => {
     const result = fixture.session.log.path().find((entry): entry is ToolResultEntry => entry.type === 'toolResult');
     expect(result?.content).toContain('[cancelled by the user]');
     await child?.log.close();
+  });
+
+  it("a sub-task session's link to its parent survives an index rebuild; a malformed link is dropped", async () => {
+    const dir = nodePath.join(fixture.session.dir, 'sessions');
+    const child = await SessionLog.create(nodePath.join(dir, 'child.jsonl'), { id: 'child', title: 'Sub-task: find it', parent: { sessionId: 'parent', toolCallId: 'call_1' } }, { lock: false });
+    await child.close();
+    writeFileSync(nodePath.join(dir, 'odd.jsonl'), `${JSON.stringify({ type: 'session', version: 1, id: 'odd', timestamp: new Date(0).toISOString(), parent: { sessionId: 42 } })}\n`);
+    writeFileSync(nodePath.join(dir, 'index.json'), '{"sessions": [ {broken');
+    const { sessions } = await new SessionIndexStore(dir, nodeFileIo).load();
+    expect(sessions.find((record) => record.id === 'child')?.parentId).toBe('parent');
+    expect(sessions.find((record) => record.id === 'odd')).toBeDefined();
+    expect(sessions.find((record) => record.id === 'odd')?.parentId).toBeUndefined();
+    expect(validateHeader({ type: 'session', version: 1, id: 'odd', timestamp: 'now', parent: 'parent' })).toEqual({ header: { type: 'session', version: 1, id: 'odd', timestamp: 'now' } });
   });
 });

@@ -113,5 +113,10 @@ export function validateHeader(value: unknown): { header: SessionHeader } | { er
   if (!isObject(value) || value.type !== 'session') return { error: 'the first line is not a session header' };
   if (!isNumber(value.version) || !Number.isInteger(value.version)) return { error: 'the session header has no schema version' };
   if (!isString(value.id) || !isString(value.timestamp)) return { error: 'the session header lacks id or timestamp' };
+  // A sub-task's link to its parent is kept only when well formed (it is a hint for the Sessions list, never trusted further).
+  if (value.parent !== undefined && !(isObject(value.parent) && isString(value.parent.sessionId) && isString(value.parent.toolCallId))) {
+    const { parent: _dropped, ...rest } = value;
+    return { header: rest as unknown as SessionHeader };
+  }
   return { header: value as unknown as SessionHeader };
 }

@@ -170,7 +170,7 @@ export class SessionIndexStore {
         if ('error' in checked) throw new Error(checked.error);
         const { mtimeMs } = await this.io.stat(path);
         const header = checked.header;
-        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString() });
+        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString(), ...(header.parent ? { parentId: header.parent.sessionId } : {}) });
       } catch (error) {
         warnings.push(`skipped ${name} while rebuilding the index: ${error instanceof Error ? error.message : String(error)}`);
       }
