@@ -8,10 +8,12 @@ import { runAgent } from '../../src/core/agent/agentLoop';
 import type { CommandSnapshots } from '../../src/core/checkpoints/commandSnapshots';
 import { shadowCommandSnapshots } from '../../src/core/checkpoints/commandSnapshots';
 import type { RestorePort } from '../../src/core/checkpoints/fileCheckpoints';
-import { applyFileRestore, checkpoints, planFileRestore } from '../../src/core/checkpoints/fileCheckpoints';
+import { applyFileRestore, changedSince, checkpoints, planFileRestore } from '../../src/core/checkpoints/fileCheckpoints';
 import { nodeGitRunner } from '../../src/core/checkpoints/gitRunner';
 import type { ToolResultEntry } from '../../src/core/session/entries';
 import { validateEntry } from '../../src/core/session/entryValidation';
+import { defaultSettings } from '../../src/core/settings/settings';
+import { blobRefOf } from '../../src/core/storage/blobStore';
 import { toHistoryView } from '../../src/core/views/historyView';
 import { collect, scriptedModel } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
@@ -117,6 +119,22 @@ describe('command checkpoints', () => {
     expect(point?.unrecorded).toEqual({ count: 1, reasons: ['git is not installed (or not on PATH)'] });
     expect(toHistoryView(fixture.session.log.path()).checkpoints?.[0]?.unrecorded).toBe('cannot restore what 1 command since changed (git is not installed (or not on PATH))');
     expect(planFileRestore(fixture.session.log.path(), point?.entryId ?? '')).toEqual([]);
+  });
+
+  it('a file a command grows above snapshotMaxBytes still goes back: its old text is stored, the new one only hashed', async () => {
+    const big = 'x'.repeat(2048);
+    const command = `node -e "require('fs').writeFileSync('notes.txt','${big}')"`;
+    const model = scriptedModel([{ toolCalls: [{ name: 'run_command', args: { command } }] }, { text: 'Ran it.' }]);
+    const settings = defaultSettings();
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), settings: { ...settings, tools: { ...settings.tools, snapshotMaxBytes: 1024 } }, userText: 'grow it', commandSnapshots: shadowCommandSnapshots(nodeGitRunner(), storage(), () => [fixture.ws.root]) }));
+    const change = commandResult().fileChanges?.[0];
+    expect(change).toMatchObject({ path: 'notes.txt', before: blobRefOf('first line\n'), after: blobRefOf(big) });
+    await expect(fixture.session.log.blobs.read(blobRefOf(big))).rejects.toThrow();
+    const items = planFileRestore(fixture.session.log.path(), checkpoints(fixture.session.log.path())[0]?.entryId ?? '') ?? [];
+    // The hash of what the command left matches the file: nobody changed it since, so no overwrite warning.
+    expect(await changedSince(items, port, blobRefOf)).toEqual([]);
+    expect((await restoreToRequest()).failed).toEqual([]);
+    expect(file('notes.txt')).toBe('first line\n');
   });
 
   it('a symbolic link a command changes is named as not restorable, never written back as a file', async () => {

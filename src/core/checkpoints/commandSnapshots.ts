@@ -1,7 +1,7 @@
 // What a command changed in the workspace: shadow-repository snapshots before and after it, turned into restorable file changes.
 import { createHash } from 'node:crypto';
 import * as nodePath from 'node:path';
-import type { FileChange } from '../session/entries';
+import type { BlobRef, FileChange } from '../session/entries';
 import { blobRefOf } from '../storage/blobStore';
 import { resolveLexically } from '../tools/pathSafety';
 import type { SnapshotStore } from './changeRecorder';
@@ -59,15 +59,23 @@ interface FolderSnapshot {
   snapshot: Snapshot;
 }
 
+/** Largest file above the snapshot cap that is still read to be hashed. */
+const MAX_HASHED_BYTES = 64 * 1024 * 1024;
+
 /** Content for one side of a change: a stored blob, null (no file), or why it cannot be restored. */
 async function side(repository: ShadowRepository, commit: string, path: string, store: SnapshotStore, maxBytes: number): Promise<{ ref: FileChange['after'] } | { missing: string; hash: FileChange['after'] }> {
   const size = await repository.sizeOf(commit, path);
   if (size === null) return { ref: null };
-  if (size > maxBytes) return { missing: `at ${megabytes(size)} it is above compactionAgent.tools.snapshotMaxBytes (${megabytes(maxBytes)})`, hash: { sha256: 'unrecorded', bytes: size, chars: size } };
+  const hashOf = (bytes: Buffer): BlobRef => ({ sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, chars: bytes.length });
+  if (size > maxBytes) {
+    // Hashed (when not huge) so a restore can still tell whether someone changed the file since; never stored.
+    const bytes = size <= MAX_HASHED_BYTES ? await repository.contentOf(commit, path) : null;
+    return { missing: `at ${megabytes(size)} it is above compactionAgent.tools.snapshotMaxBytes (${megabytes(maxBytes)})`, hash: bytes ? hashOf(bytes) : { sha256: 'unrecorded', bytes: size, chars: size } };
+  }
   const bytes = await repository.contentOf(commit, path);
   if (bytes === null) return { ref: null };
   const text = asText(bytes);
-  if (text === undefined) return { missing: 'it is not text', hash: { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, chars: bytes.length } };
+  if (text === undefined) return { missing: 'it is not text', hash: hashOf(bytes) };
   return { ref: maxBytes === Number.POSITIVE_INFINITY || Buffer.byteLength(text, 'utf8') <= maxBytes ? await store.put(text) : blobRefOf(text) };
 }
 
