@@ -9,6 +9,7 @@ import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
 import { costFigures, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
 import { costTuning } from './costTuning';
+import { delegationBench } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
 import { incrementalBench } from './incrementalBench';
 import { hostileLoadBench } from './hostileLoadBench';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     ],
     ['pathological input', () => pathologicalBench(counter, n(5))],
     ['hostile session load', () => hostileLoadBench(n(5))],
+    ['delegation', () => delegationBench(counter, quick)],
     [
       'cost per session',
       async () => {

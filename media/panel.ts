@@ -9,7 +9,7 @@ import { emptyPanelState } from '../src/shared/panelViewModels';
 import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
 import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
-import { renderCheckpoints, renderHistory, renderPins } from './panelHistory';
+import { renderCheckpoints, renderHistory, renderPins, renderSubtasks } from './panelHistory';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import { text } from './panelText';
@@ -130,7 +130,8 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
   review.update(state.proposal, ui.draft, locked);
   replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
-  replaceChildrenKeepingFocus(checkpointsHost, [renderCheckpoints(state.history, locked || state.session === undefined, post)]);
+  const subtasks = renderSubtasks(state.history, post);
+  replaceChildrenKeepingFocus(checkpointsHost, [renderCheckpoints(state.history, locked || state.session === undefined, post), ...(subtasks ? [subtasks] : [])]);
   replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');

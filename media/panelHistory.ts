@@ -58,10 +58,11 @@ export function renderHistory(history: HistoryView, disabled: boolean, post: Pos
 
 function changedFiles(point: CheckpointView): string {
   const count = point.fileCount ?? point.files.length;
-  if (count === 0) return text.noFileChanged;
+  const unrecorded = point.unrecorded ? `; ${point.unrecorded}` : '';
+  if (count === 0) return `${text.noFileChanged}${unrecorded}`;
   const first = point.files.slice(0, 3).join(', ');
   const shown = count > 3 ? fill(text.andMore, first, count - 3) : first;
-  return count === 1 ? fill(text.oneFileChanged, shown) : fill(text.manyFilesChanged, count, shown);
+  return `${count === 1 ? fill(text.oneFileChanged, shown) : fill(text.manyFilesChanged, count, shown)}${unrecorded}`;
 }
 
 /** Every request is a checkpoint: the files the agent changed since, and the conversation, can go back to before it. */
@@ -95,6 +96,35 @@ export function renderCheckpoints(history: HistoryView, disabled: boolean, post:
           disabled,
           key: `checkpoint:${point.entryId}`,
           ariaLabel: fill(text.restoreCheckpointLabel, point.title),
+        }),
+      ),
+    );
+  }
+  section.appendChild(list);
+  return section;
+}
+
+/** Sub-tasks the agent delegated on this branch: each ran in its own session, which opens here. */
+export function renderSubtasks(history: HistoryView, post: Post): HTMLElement | undefined {
+  const tasks = history.subtasks ?? [];
+  if (tasks.length === 0) return undefined;
+  const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'subtasks-heading' } });
+  section.append(
+    h('h2', { attrs: { id: 'subtasks-heading' } }, 'Sub-tasks'),
+    h('p', { class: 'muted' }, 'Each ran in its own session with read-only tools; only its answer joined this conversation.'),
+  );
+  const list = h('ol', { class: 'rows' });
+  for (const task of tasks) {
+    list.appendChild(
+      h(
+        'li',
+        { class: 'row' },
+        h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, task.task), h('div', { class: 'row-meta' }, `${task.calls} model call${task.calls === 1 ? '' : 's'} reported · ${formatTokens(task.tokens)} tokens`)),
+        button('Open', () => post({ type: 'openSession', sessionId: task.sessionId }), {
+          icon: 'go-to-file',
+          secondary: true,
+          key: `subtask:${task.sessionId}`,
+          ariaLabel: `Open the session of the sub-task ${task.task}`,
         }),
       ),
     );

@@ -25,6 +25,9 @@ import { SessionStore } from './vscode/sessionStore';
 import { StatusBarController } from './vscode/statusBarController';
 import { PendingImages } from './vscode/pendingImages';
 import { TerminalRunner } from './vscode/terminalRunner';
+import { shadowCommandSnapshots } from './core/checkpoints/commandSnapshots';
+import { nodeGitRunner } from './core/checkpoints/gitRunner';
+import { fileRoots } from './vscode/workspaceAccess';
 
 /** When this module was evaluated: activation time counts from here (bundle load included). */
 const moduleLoadedAt = performance.now();
@@ -100,7 +103,21 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
     modelProvider,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
-    registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages, terminal }),
+    registerChatParticipant({
+      extensionUri: context.extensionUri,
+      sessions,
+      endpoint,
+      configuration,
+      review,
+      logger,
+      showPanel,
+      replies,
+      confirmChange,
+      pendingImages,
+      terminal,
+      // Shadow git repositories in the extension's storage (never the workspace's .git) snapshot each command.
+      commandSnapshots: shadowCommandSnapshots(nodeGitRunner(), store.root, fileRoots),
+    }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
     new ContextKeys(sessions, endpoint, keys),
     registerLearnedWindowsCommand(endpoint.windows),

@@ -12,6 +12,7 @@ export type WebviewMessage =
   | { type: 'cancelProposal'; proposalId: string }
   | { type: 'restoreCompaction'; compactionId: string }
   | { type: 'restoreCheckpoint'; entryId: string }
+  | { type: 'openSession'; sessionId: string }
   | { type: 'pin'; entryId: string }
   | { type: 'unpin'; entryId: string }
   | { type: 'countTokens'; requestId: number; text: string }
@@ -46,6 +47,7 @@ const MESSAGE_FIELDS: { [K in WebviewMessageType]: Record<string, FieldKind> } =
   cancelProposal: { proposalId: 'id' },
   restoreCompaction: { compactionId: 'id' },
   restoreCheckpoint: { entryId: 'id' },
+  openSession: { sessionId: 'id' },
   pin: { entryId: 'id' },
   unpin: { entryId: 'id' },
   countTokens: { requestId: 'requestId', text: 'text' },

@@ -106,6 +106,18 @@ export interface CheckpointView {
   files: string[];
   /** How many files changed from this point on (absent in states saved by older versions: then files.length). */
   fileCount?: number;
+  /** What a restore cannot put back from this point on (commands run without a snapshot), in words; absent when nothing. */
+  unrecorded?: string;
+}
+
+/** A delegated sub-task on the branch: its child session, to open from the panel. */
+export interface SubtaskView {
+  sessionId: string;
+  /** The task as the agent wrote it (shortened). */
+  task: string;
+  /** Model calls the sub-task made (with a usage report), and their prompt and output tokens. */
+  calls: number;
+  tokens: number;
 }
 
 export interface HistoryView {
@@ -113,6 +125,8 @@ export interface HistoryView {
   compactions: CompactionHistoryItem[];
   /** Checkpoints on the current branch, newest first (absent in states saved by older versions). */
   checkpoints?: CheckpointView[];
+  /** Delegated sub-tasks on the current branch, newest first (absent in states saved by older versions). */
+  subtasks?: SubtaskView[];
   pins: PinView[];
   /** Recent messages that can be pinned (not pinned yet). */
   pinnable: PinView[];

@@ -2,7 +2,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/agent/agentEvents';
+import type { CommandSnapshots } from '../core/checkpoints/commandSnapshots';
+import type { AgentOptions } from '../core/agent/agentLoop';
 import { runAgent } from '../core/agent/agentLoop';
+import type { SubagentParent } from '../core/agent/subagent';
+import type { AgentSessions } from './agentSessions';
+import { chatDelegateTool } from './subagentRun';
 import { readInstructionFiles } from '../core/context/instructionFiles';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
 import { thresholdsFor } from '../core/budget/thresholds';
@@ -49,6 +54,10 @@ export interface AgentRunInput {
   pendingImages?: PendingImages;
   /** The visible "@agent" terminal, used when tools.runCommandsInTerminal is on. */
   terminal?: TerminalRunner;
+  /** Snapshots the workspace around each run_command (shadow git repositories in the extension's storage). */
+  commandSnapshots?: CommandSnapshots;
+  /** The window's sessions: a delegated sub-task gets a child session there (without it, no delegate tool is offered). */
+  sessions?: AgentSessions;
 }
 
 function shortArguments(text: string): string {
@@ -204,6 +213,22 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   try {
     const counter = await session.ensureCounter();
     const registry = new ToolRegistry();
+    const forSubtasks: { options?: SubagentParent } = {};
+    if (input.sessions) {
+      registry.add(
+        chatDelegateTool({
+          sessions: input.sessions,
+          parent: session,
+          bound,
+          counter,
+          stream,
+          parentOptions: () => {
+            if (!forSubtasks.options) throw new Error('the request is not ready to delegate yet');
+            return forSubtasks.options;
+          },
+        }),
+      );
+    }
     if (configuration.settings.tools.includeVsCodeTools) {
       const optional = externalTools(request.toolInvocationToken).slice(0, MAX_EXTERNAL_TOOLS);
       const selection = selectTools<ExternalTool>({
@@ -228,7 +253,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     const deps = session.deps();
     if (!deps) throw new Error(vscode.l10n.t('The tokenizer could not be loaded.'));
     const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
-    const events = runAgent({
+    const options: AgentOptions = {
       log: session.log,
       model: bound.stream,
       modelId: bound.choice.id,
@@ -248,12 +273,17 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       userText: request.prompt,
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
+      ...(input.commandSnapshots ? { commandSnapshots: input.commandSnapshots } : {}),
       onContextWindowLearned: (tokens, how) => {
         bound.rememberWindow(tokens, how);
         // The panel and status bar measure against it too (unless the setting fixes the window).
         if (bound.choice.windowSource !== 'setting') void session.useModel({ id: bound.choice.id, contextWindow: tokens, windowSource: 'learned' });
       },
-    });
+    };
+    // A sub-task shares the model, window, tokenizer and settings; its log, tools, cache and summarizer are its own.
+    const { log: _log, registry: _registry, signal: _signal, userText: _userText, userAttachments: _attachments, userImages: _images, systemPrompt: _prompt, review: _review, cache: _cache, commandSnapshots: _snapshots, summarize: _summarize, maxSteps: _steps, ...shared } = options;
+    forSubtasks.options = shared;
+    const events = runAgent(options);
     const footer = new ContextFooter();
     const reasoning = new ReasoningView(stream);
     for await (const event of events) {

@@ -4,6 +4,7 @@ import type { Configuration } from './configuration';
 import { AgentSession } from './agentSession';
 import type { ModelRef } from './modelBinding';
 import type { SessionStore } from './sessionStore';
+import type { SessionHeader } from '../core/session/entries';
 
 const LAST_MODEL_KEY = 'lastModel';
 
@@ -38,8 +39,9 @@ export class AgentSessions implements vscode.Disposable {
     await this.memento.update(LAST_MODEL_KEY, ref);
   }
 
-  async create(title: string): Promise<AgentSession> {
-    const { log, record } = await this.store.create(title);
+  /** A new session; `parent` makes it a delegated sub-task's session, linked to the session that started it. */
+  async create(title: string, parent?: SessionHeader['parent']): Promise<AgentSession> {
+    const { log, record } = await this.store.create(title, undefined, parent);
     const session = new AgentSession(log, record, await AgentSession.loadCounts(log), this.memento, this.configuration);
     this.sessions.set(session.id, Promise.resolve(session));
     return session;

@@ -1,5 +1,6 @@
 // The @agent chat participant: maps the chat thread to its session, then runs a slash command or the agent.
 import * as vscode from 'vscode';
+import type { CommandSnapshots } from '../core/checkpoints/commandSnapshots';
 import { runAgentRequest, renderModelError } from './agentRun';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
@@ -38,6 +39,8 @@ export interface ParticipantDeps {
   pendingImages: PendingImages;
   /** The visible "@agent" terminal for run_command (tools.runCommandsInTerminal). */
   terminal: TerminalRunner;
+  /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
+  commandSnapshots?: CommandSnapshots;
 }
 
 function titleFrom(prompt: string): string {
@@ -105,7 +108,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
     await session.useModel(bound.choice);
     await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
     const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, signal: run.signal };
-    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal };
+    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal, commandSnapshots: deps.commandSnapshots, sessions: deps.sessions };
     switch (request.command) {
       case 'compact':
         await compactCommand(input);

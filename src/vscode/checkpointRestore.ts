@@ -1,7 +1,7 @@
 // Restore Checkpoint: puts the files, the conversation or both back to before any request (palette, panel, pre-compaction restore).
 import * as vscode from 'vscode';
 import type { Checkpoint, RestoreItem, RestorePort } from '../core/checkpoints/fileCheckpoints';
-import { applyFileRestore, changedSince, checkpoints, planFileRestore } from '../core/checkpoints/fileCheckpoints';
+import { applyFileRestore, changedSince, checkpoints, planFileRestore, unrecordedSentence } from '../core/checkpoints/fileCheckpoints';
 import { isNotFound } from '../core/checkpoints/changeRecorder';
 import { blobRefOf } from '../core/storage/blobStore';
 import { resolveSafely } from '../core/tools/pathSafety';
@@ -107,15 +107,21 @@ export async function restoreFiles(session: AgentSession, entryId: string, items
   return done + failed;
 }
 
+/** What the picker says about changes a restore cannot put back (commands run where no snapshot could be taken). */
+function unrecordedNote(point: Checkpoint): string {
+  const sentence = unrecordedSentence(point);
+  return sentence ? ` · ${sentence}` : '';
+}
+
 function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoint } {
-  const files = point.fileCount > 0 ? vscode.l10n.t('{0} changed since: {1}', fileCount(point.fileCount), fileList(point.files)) : vscode.l10n.t('no file changed since');
+  const files = (point.fileCount > 0 ? vscode.l10n.t('{0} changed since: {1}', fileCount(point.fileCount), fileList(point.files)) : vscode.l10n.t('no file changed since')) + unrecordedNote(point);
   return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 
 function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
   const modes: Array<vscode.QuickPickItem & { mode: RestoreMode }> = [];
   const conversation = point.kind === 'request' && point.conversation;
-  const files = `${fileCount(items.length)}: ${fileList(items.map((item) => item.path))}`;
+  const files = `${fileCount(items.length)}: ${fileList(items.map((item) => item.path))}${unrecordedNote(point)}`;
   if (conversation && items.length > 0) modes.push({ mode: 'both', label: `$(history) ${vscode.l10n.t('Files and conversation')}`, detail: vscode.l10n.t('Back to before this request; {0}', files) });
   if (items.length > 0) modes.push({ mode: 'files', label: `$(files) ${vscode.l10n.t('Files only')}`, detail: vscode.l10n.t('{0}; the conversation goes on as it is', files) });
   if (conversation) modes.push({ mode: 'conversation', label: `$(comment-discussion) ${vscode.l10n.t('Conversation only')}`, detail: vscode.l10n.t('Continue from before this request; the files stay as they are and later turns stay on their branch') });
@@ -152,7 +158,7 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
   if (!point) return undefined;
   const items = planFileRestore(session.log.path(), point.entryId, session.log.tree.entries) ?? [];
   const modes = modeItems(point, items);
-  if (modes.length === 0) return vscode.l10n.t('Nothing to restore there: no file changed since, and the conversation cannot go back before its first request.');
+  if (modes.length === 0) return vscode.l10n.t('Nothing to restore there: no recorded file change since, and the conversation cannot go back before its first request.') + unrecordedNote(point).replace(' · c', ' C');
   const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
   const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: vscode.l10n.t('Restore to before: {0}', point.title), placeHolder: vscode.l10n.t('What should go back?') }))?.mode;
   if (!mode) return undefined;

@@ -47,6 +47,9 @@ export class CompactionPanel implements vscode.Disposable {
       restoreCheckpoint: async (m) => {
         await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', m.entryId);
       },
+      openSession: async (m) => {
+        await vscode.commands.executeCommand('compactionAgent.openSession', m.sessionId);
+      },
       pin: (m) => backend.pin(m.entryId),
       unpin: (m) => backend.unpin(m.entryId),
       countTokens: async (m) => this.post({ type: 'tokenCount', requestId: m.requestId, tokens: await backend.countTokens(m.text) }),

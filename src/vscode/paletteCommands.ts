@@ -8,6 +8,7 @@ import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import { confirmStopRequest, type CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
+import { openSession } from './subagentRun';
 import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
 import type { PendingImages } from './pendingImages';
@@ -45,6 +46,7 @@ export const COMMAND_IDS = [
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
   'compactionAgent.manageSessions',
+  'compactionAgent.openSession',
   'compactionAgent.setUp',
   'compactionAgent.setApiKey',
   'compactionAgent.clearApiKey',
@@ -188,6 +190,7 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       deps.showPanel();
     },
     'compactionAgent.manageSessions': () => manageSessions(deps.sessions, deps.showPanel),
+    'compactionAgent.openSession': (id) => openSession(deps.sessions, id, deps.showPanel),
     // Also the language-model provider's managementCommand: VS Code passes the vendor, which is ignored.
     'compactionAgent.setUp': () => runEndpointSetup(deps),
     'compactionAgent.setApiKey': async () => {

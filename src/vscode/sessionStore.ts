@@ -5,6 +5,7 @@ import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog } from '../core/session/sessionLog';
+import type { SessionHeader } from '../core/session/entries';
 import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
@@ -46,10 +47,10 @@ export class SessionStore implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** Creates a new, empty session and keeps it open for writing. */
-  async create(title: string, threadKey?: string): Promise<OpenedSession> {
+  /** Creates a new, empty session and keeps it open for writing; `parent` links a delegated sub-task's session to its parent's. */
+  async create(title: string, threadKey?: string, parent?: SessionHeader['parent']): Promise<OpenedSession> {
     await this.ensureLoaded();
-    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { title });
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { title, ...(parent ? { parent } : {}) });
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: log.header.id,
@@ -58,6 +59,7 @@ export class SessionStore implements vscode.Disposable {
       createdAt: now,
       updatedAt: now,
       ...(threadKey ? { threadKey } : {}),
+      ...(parent ? { parentId: parent.sessionId } : {}),
     };
     await this.index.upsert(record);
     const opened = { log, record };

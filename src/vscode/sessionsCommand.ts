@@ -29,10 +29,11 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
     return undefined;
   }
   const activeId = sessions.active?.id;
+  const titles = new Map(records.map((record) => [record.id, record.title]));
   const picked = await vscode.window.showQuickPick(
     records.map((record) => ({
-      label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.title}`,
-      description: formatWhen(record.updatedAt, vscode.env.language),
+      label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
+      description: formatWhen(record.updatedAt, vscode.env.language) + (record.parentId ? ` · sub-task of "${titles.get(record.parentId) ?? 'a deleted session'}"` : ''),
       record,
     })),
     { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true },

@@ -104,6 +104,20 @@ describe('restore checkpoint', () => {
     assert.match(String(last?.content), /restored these files to an earlier checkpoint[\s\S]*level\.ts/);
   });
 
+  it("a command's changes go back too: the shadow repository recorded what run_command changed", async () => {
+    const script = `const f=require('fs');f.writeFileSync('${dir}/level.ts','export const level = 9;\\n');f.writeFileSync('${dir}/generated.ts','export const generated = 1;\\n')`;
+    endpoint = await useScriptedEndpoint(roleScript({ agent: [toolCalls([{ name: 'run_command', arguments: { command: `node -e "${script}"` } }]), reply('Generated.')] }));
+    await newChatThread();
+    await sendChat('@agent checkpoint command: generate', endpoint.model);
+    assert.equal(file(`${dir}/level.ts`), 'export const level = 9;\n');
+    const session = await activeSession();
+    const result = session.log.path().find((entry) => entry.type === 'toolResult');
+    assert.ok(result?.type === 'toolResult' && result.fileChanges?.some((change) => change.path.endsWith('generated.ts')), `the command's changes were not recorded: ${JSON.stringify(result)}`);
+    await vscode.commands.executeCommand('compactionAgent.restoreCheckpoint', requestEntryId(session, 'checkpoint command: generate'), 'files');
+    await waitFor('level.ts back to the original', () => (file(`${dir}/level.ts`) === ORIGINAL ? true : undefined));
+    await waitFor('generated.ts deleted', () => (file(`${dir}/generated.ts`) === null ? true : undefined));
+  });
+
   it('files only, to before the first request: edited files get their old text, created files go, and the restore can be undone', async () => {
     await twoEditingTurns([]);
     const session = await activeSession();

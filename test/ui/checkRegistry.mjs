@@ -10,6 +10,7 @@ import { restoreBranch } from './checks/restoreBranch.mjs';
 import { panelRestore } from './checks/panelRestore.mjs';
 import { checkpointRestore } from './checks/checkpointRestore.mjs';
 import { reasoningCollapsed } from './checks/reasoningCollapsed.mjs';
+import { delegatedSubtask } from './checks/delegatedSubtask.mjs';
 import { diffConfirmation } from './checks/diffConfirmation.mjs';
 import { costLine } from './checks/costLine.mjs';
 import { fileAttachment } from './checks/fileAttachment.mjs';
@@ -29,6 +30,7 @@ export const CHECKS = [
   panelRestore,
   checkpointRestore,
   reasoningCollapsed,
+  delegatedSubtask,
   diffConfirmation,
   costLine,
   fileAttachment,

@@ -30,6 +30,7 @@ const README_SHOTS = {
   attachment: ['dark', '15b-file-answered'],
   cost: ['dark', '14-cost-line'],
   reasoning: ['light', '12-reasoning-line'],
+  delegate: ['dark', '16-delegated-subtask'],
 };
 
 function packageVsix() {

@@ -1,6 +1,7 @@
 // The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
 import { withImageData } from '../context/userImages';
 import { restoreNotice } from '../checkpoints/fileCheckpoints';
+import type { CommandSnapshots } from '../checkpoints/commandSnapshots';
 import { buildContext } from '../context/contextBuilder';
 import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
 import type { AssistantEntry, UserAttachment, UserEntry, UserImage } from '../session/entries';
@@ -66,6 +67,8 @@ export interface AgentOptions {
   serverTruncates?: boolean;
   /** How to raise this server's window, said when it truncated a prompt. */
   raiseWindowHint?: string;
+  /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
+  commandSnapshots?: CommandSnapshots;
 }
 
 /** What taught a window: a refusal that named it, or a prompt the server shortened to fit it. */
@@ -269,6 +272,7 @@ function toolRunDeps(options: AgentOptions, done: DoneEvent, measured: MeasuredC
     settings: tools,
     signal: options.signal,
     invalidArguments: new Set(done.invalidArguments),
+    ...(options.commandSnapshots ? { commandSnapshots: options.commandSnapshots } : {}),
   };
 }
 
@@ -314,6 +318,8 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
     const images = options.userImages?.length ? { images: options.userImages } : {};
     userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments, ...images })) as UserEntry;
   }
+  // The turn's workspace snapshot runs beside the first model call (see CommandSnapshots.turnStarted).
+  if (userEntry) void options.commandSnapshots?.turnStarted(userEntry.id);
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
   let reason: DoneReason | 'next' = 'next';
   while (reason === 'next') {

@@ -21,6 +21,7 @@ const BUILTIN_HINTS: Record<string, string> = {
   run_command: 'run a shell command in the workspace (the user confirms; output is shortened when long)',
   read_stored_output: 'read back a stored tool output by its entry id',
   read_transcript: 'read the earlier conversation that a summary replaced',
+  delegate: 'hand a self-contained exploration (searching, reading many files) to a read-only sub-agent; only its answer comes back, so the exploration does not fill this context',
 };
 
 export function buildSystemPrompt(options: SystemPromptOptions): string {

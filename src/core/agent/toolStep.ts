@@ -1,5 +1,6 @@
 // Runs one assistant message's tool calls in order and appends a result for every call, cancelled or not.
 import { recordingWorkspace } from '../checkpoints/changeRecorder';
+import type { CommandSnapshots } from '../checkpoints/commandSnapshots';
 import { newEntryId } from '../session/newEntry';
 import type { FileChange, ToolCall, ToolResultEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
@@ -23,6 +24,8 @@ export interface ToolRunDeps {
   signal: AbortSignal;
   /** Calls whose arguments the endpoint reported as invalid JSON. */
   invalidArguments: ReadonlySet<string>;
+  /** Snapshots the workspace around each command (a shadow git repository), so Restore Checkpoint can undo it. */
+  commandSnapshots?: CommandSnapshots;
 }
 
 function freshId(log: AgentLog): string {
@@ -35,7 +38,7 @@ function freshId(log: AgentLog): string {
  * Appends a tool result; long outputs keep head and tail inline and the full text goes to a blob. The
  * entry id is chosen first so the inline note can name it for read_stored_output.
  */
-export async function appendToolResult(log: AgentLog, call: ToolCall, output: ToolOutput, limits: Settings['tools'], fileChanges: readonly FileChange[] = []): Promise<ToolResultEntry> {
+export async function appendToolResult(log: AgentLog, call: ToolCall, output: ToolOutput, limits: Settings['tools'], fileChanges: readonly FileChange[] = [], checkpointGap?: string): Promise<ToolResultEntry> {
   const id = freshId(log);
   const capped = capToolOutput(output.text, { maxChars: limits.outputMaxChars, maxLines: limits.outputMaxLines, entryId: id });
   const blob = capped.full === undefined ? undefined : await log.blobs.put(capped.full);
@@ -48,6 +51,8 @@ export async function appendToolResult(log: AgentLog, call: ToolCall, output: To
     content: capped.content,
     ...(blob ? { blob } : {}),
     ...(fileChanges.length > 0 ? { fileChanges: [...fileChanges] } : {}),
+    ...(checkpointGap ? { checkpointGap } : {}),
+    ...(output.subagent ? { subagent: output.subagent } : {}),
   });
   return entry as ToolResultEntry;
 }
@@ -57,14 +62,18 @@ export async function appendCancelledResults(log: AgentLog, calls: readonly Tool
 }
 
 /** Runs one call; every file it writes is snapshotted before and after into `changes` (the turn's file checkpoint). */
-async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChange[]): Promise<ToolOutput> {
+async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChange[], gaps: string[]): Promise<ToolOutput> {
   if (deps.invalidArguments.has(call.id)) {
     return { text: `${call.name}: the arguments were not valid JSON (${call.arguments.slice(0, 200)}). Send a JSON object.`, isError: true };
   }
   const notes: string[] = [];
   const output = await deps.registry.execute(call.name, call.arguments, {
     signal: deps.signal,
-    workspace: recordingWorkspace(deps.workspace, deps.log.blobs, changes, { maxBytes: deps.settings.snapshotMaxBytes ?? Number.POSITIVE_INFINITY, notes }),
+    workspace: recordingWorkspace(deps.workspace, deps.log.blobs, changes, {
+      maxBytes: deps.settings.snapshotMaxBytes ?? Number.POSITIVE_INFINITY,
+      notes,
+      ...(deps.commandSnapshots ? { commands: deps.commandSnapshots, gap: (reason: string) => gaps.push(reason) } : {}),
+    }),
     session: sessionAccess(deps.log),
     limits: deps.limits,
     toolCallId: call.id,
@@ -93,8 +102,9 @@ export async function* runToolCalls(calls: readonly ToolCall[], options: ToolRun
       const call = pending[0] as ToolCall;
       yield { type: 'toolStart', call };
       const changes: FileChange[] = [];
-      const output = await executeCall(call, deps, changes);
-      const entry = await appendToolResult(deps.log, call, output, deps.settings, changes);
+      const gaps: string[] = [];
+      const output = await executeCall(call, deps, changes, gaps);
+      const entry = await appendToolResult(deps.log, call, output, deps.settings, changes, gaps.length > 0 ? [...new Set(gaps)].join('; ') : undefined);
       pending.shift();
       yield { type: 'toolEnd', call, entry, ...(output.files ? { files: output.files } : {}) };
     }

@@ -3,6 +3,7 @@ import type { BlobRef, FileChange } from '../session/entries';
 import { blobRefOf } from '../storage/blobStore';
 import { resolveLexically } from '../tools/pathSafety';
 import type { CommandOptions, CommandResult, TextEdit, WorkspaceAccess } from '../tools/workspaceAccess';
+import type { CommandSnapshots } from './commandSnapshots';
 
 /** Where snapshots go: the session's content-addressed blob store (a second put of the same text writes nothing). */
 export interface SnapshotStore {
@@ -52,6 +53,10 @@ export interface SnapshotLimits {
   maxBytes: number;
   /** One sentence per file changed without a snapshot, for the tool result the person and the model read. */
   notes?: string[];
+  /** Snapshots the workspace around each command, so what it changed is recorded too; without it commands are not. */
+  commands?: CommandSnapshots;
+  /** Set to why a command's changes could not be recorded (git missing, a folder too large). */
+  gap?: (reason: string) => void;
 }
 
 function megabytes(bytes: number): string {
@@ -60,8 +65,9 @@ function megabytes(bytes: number): string {
 
 /**
  * Wraps `inner` so that writeFile and applyEdit record a FileChange into `changes` once they succeed. A write
- * that fails or that the person declines records nothing. Reads, searches and commands pass straight through
- * (a command's own file changes are not snapshotted: only what the file tools write is). A file above
+ * that fails or that the person declines records nothing. Reads and searches pass straight through; a command
+ * is snapshotted before and after through `limits.commands` when given (what it changed is recorded like a
+ * write), else it passes straight through too. A file above
  * `limits.maxBytes` is recorded without its `before` (so it is not restorable) and with only the hash of its
  * `after` (enough to tell whether someone changed it since), and a note says so.
  */
@@ -89,7 +95,25 @@ export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore,
     listDir: (path: string) => inner.listDir(path),
     findFiles: (glob: string, limit: number, signal?: AbortSignal) => inner.findFiles(glob, limit, signal),
     searchText: (pattern, options) => inner.searchText(pattern, options),
-    runCommand: (command: string, options: CommandOptions): Promise<CommandResult> => inner.runCommand(command, options),
+    async runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
+      if (!limits.commands) return inner.runCommand(command, options);
+      const commands = limits.commands;
+      const pending = await commands.before(command, options.signal).catch((error: unknown) => {
+        limits.gap?.(error instanceof Error ? error.message : String(error));
+        return undefined;
+      });
+      try {
+        return await inner.runCommand(command, options);
+      } finally {
+        // Also after a failed, stopped or timed-out command: what it changed before it ended can be put back.
+        const found = await pending?.after(store, limits.maxBytes).catch((error: unknown) => ({ changes: [], notes: [], gap: error instanceof Error ? error.message : String(error) }));
+        if (found) {
+          changes.push(...found.changes);
+          limits.notes?.push(...found.notes);
+          if (found.gap) limits.gap?.(found.gap);
+        }
+      }
+    },
     async writeFile(path: string, text: string, signal?: AbortSignal): Promise<void> {
       const before = await contentOf(inner, path);
       await inner.writeFile(path, text, signal);

@@ -18,6 +18,14 @@ export interface Checkpoint {
   fileCount: number;
   /** The conversation can go back to before this point (false for the session's very first entry). */
   conversation: boolean;
+  /** Calls from this point on whose workspace changes were not recorded (commands run without git, say): not restorable. */
+  unrecorded: UnrecordedChanges;
+}
+
+/** Calls whose changes a restore cannot put back, and why (each distinct reason once). */
+export interface UnrecordedChanges {
+  count: number;
+  reasons: string[];
 }
 
 /** One file a restore would put back. */
@@ -46,6 +54,13 @@ function sameContent(a: BlobRef | null | undefined, b: BlobRef | null | undefine
 function restoreTitle(entry: FileRestoreEntry, target: SessionEntry | undefined): string {
   const what = target && isMessageEntry(target) ? ` to before "${entryTitle(target).replace(/^You: /, '')}"` : '';
   return `Restore of ${entry.changes.length} file${entry.changes.length === 1 ? '' : 's'}${what}`;
+}
+
+/** What cannot be put back to this point, in words ("" when everything recorded can be). */
+export function unrecordedSentence(point: Pick<Checkpoint, 'unrecorded'>): string {
+  const { count, reasons } = point.unrecorded;
+  if (count === 0) return '';
+  return `cannot restore what ${count} command${count === 1 ? '' : 's'} since changed (${reasons.join('; ')})`;
 }
 
 /** How many file names one checkpoint carries; `fileCount` says how many changed in all. */
@@ -93,12 +108,17 @@ class FirstChangeOrder {
 export function checkpoints(path: readonly SessionEntry[], limit = Number.POSITIVE_INFINITY): Checkpoint[] {
   const found: Checkpoint[] = [];
   const order = new FirstChangeOrder();
+  const unrecorded: UnrecordedChanges = { count: 0, reasons: [] };
   let byId: Map<string, SessionEntry> | undefined;
   for (let index = path.length - 1; index >= 0 && found.length < limit; index--) {
     const entry = path[index] as SessionEntry;
     const changes = changesOf(entry);
     // Walking back, a file changed again earlier moves to the front: the list stays in first-change order.
     for (let at = changes.length - 1; at >= 0; at--) order.moveToFront((changes[at] as FileChange).path);
+    if (entry.type === 'toolResult' && entry.checkpointGap !== undefined) {
+      unrecorded.count++;
+      if (!unrecorded.reasons.includes(entry.checkpointGap) && unrecorded.reasons.length < 5) unrecorded.reasons.push(entry.checkpointGap);
+    }
     const isRequest = entry.type === 'user' && !entry.synthetic;
     if (!isRequest && entry.type !== 'fileRestore') continue;
     if (entry.type === 'fileRestore') byId ??= new Map(path.map((candidate) => [candidate.id, candidate]));
@@ -111,6 +131,7 @@ export function checkpoints(path: readonly SessionEntry[], limit = Number.POSITI
       files: order.first(CHECKPOINT_FILES_LISTED),
       fileCount: order.size,
       conversation: index > 0,
+      unrecorded: { count: unrecorded.count, reasons: [...unrecorded.reasons] },
     });
   }
   return found;

@@ -14,6 +14,8 @@ export interface SessionHeader {
   cwd?: string;
   /** Set when the session was imported from another agent's file. */
   importedFrom?: { format: 'pi'; path: string; sessionId?: string };
+  /** Set on a delegated sub-task's session: the session and tool call that started it. */
+  parent?: { sessionId: string; toolCallId: string };
 }
 
 /** Token usage as the endpoint reported it for one model call. */
@@ -121,6 +123,20 @@ export interface ToolResultEntry extends EntryBase {
   blob?: BlobRef;
   /** Files this call changed, snapshotted before and after: the file checkpoints a restore goes back to. */
   fileChanges?: FileChange[];
+  /** Why what this call changed in the workspace could not be recorded (a command run where git is missing, say): not restorable. */
+  checkpointGap?: string;
+  /** Set on a delegated sub-task's result: the child session it ran in, and what its model calls used. */
+  subagent?: SubagentLink;
+}
+
+/** A delegated sub-task's child session and the usage of its model calls (added to the parent's usage). */
+export interface SubagentLink {
+  sessionId: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD, when the endpoint reported costs. */
+  cost?: number;
 }
 
 /** Files the summarized part of the session read and modified (cumulative across compactions). */

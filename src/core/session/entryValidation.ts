@@ -27,6 +27,8 @@ const isFileChange: Check = (value) =>
   (value.before === undefined || value.before === null || isBlobRef(value.before)) &&
   (value.after === null || isBlobRef(value.after));
 const isFileChanges: Check = (value) => Array.isArray(value) && value.every(isFileChange);
+const isSubagentLink: Check = (value) =>
+  isObject(value) && isString(value.sessionId) && isNumber(value.calls) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && optional(isNumber)(value.cost);
 const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
 const isOneOf =
   (...values: string[]): Check =>
@@ -47,7 +49,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     stopReason: optional(isOneOf('stop', 'length', 'toolCalls', 'aborted', 'error', 'contentFilter')),
     error: optional(isString),
   },
-  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges) },
+  toolResult: { toolCallId: isString, toolName: isString, isError: isBoolean, content: isString, blob: optional(isBlobRef), fileChanges: optional(isFileChanges), checkpointGap: optional(isString), subagent: optional(isSubagentLink) },
   compaction: {
     summary: isString,
     firstKeptEntryId: (value) => value === null || isString(value),
@@ -111,5 +113,10 @@ export function validateHeader(value: unknown): { header: SessionHeader } | { er
   if (!isObject(value) || value.type !== 'session') return { error: 'the first line is not a session header' };
   if (!isNumber(value.version) || !Number.isInteger(value.version)) return { error: 'the session header has no schema version' };
   if (!isString(value.id) || !isString(value.timestamp)) return { error: 'the session header lacks id or timestamp' };
+  // A sub-task's link to its parent is kept only when well formed (it is a hint for the Sessions list, never trusted further).
+  if (value.parent !== undefined && !(isObject(value.parent) && isString(value.parent.sessionId) && isString(value.parent.toolCallId))) {
+    const { parent: _dropped, ...rest } = value;
+    return { header: rest as unknown as SessionHeader };
+  }
   return { header: value as unknown as SessionHeader };
 }

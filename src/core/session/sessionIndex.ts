@@ -14,6 +14,8 @@ export interface SessionRecord {
   updatedAt: string;
   /** Opaque key the VS Code side uses to map a chat thread to its session. */
   threadKey?: string;
+  /** Set on a delegated sub-task's session: the session whose agent started it. */
+  parentId?: string;
 }
 
 const INDEX_FILE = 'index.json';
@@ -24,7 +26,8 @@ function isRecord(value: unknown): value is SessionRecord {
   return (
     ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
     sessionFileProblem(record.file as string) === undefined &&
-    (record.threadKey === undefined || typeof record.threadKey === 'string')
+    (record.threadKey === undefined || typeof record.threadKey === 'string') &&
+    (record.parentId === undefined || typeof record.parentId === 'string')
   );
 }
 
@@ -167,7 +170,7 @@ export class SessionIndexStore {
         if ('error' in checked) throw new Error(checked.error);
         const { mtimeMs } = await this.io.stat(path);
         const header = checked.header;
-        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString() });
+        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString(), ...(header.parent ? { parentId: header.parent.sessionId } : {}) });
       } catch (error) {
         warnings.push(`skipped ${name} while rebuilding the index: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -64,6 +64,14 @@ export class ToolRegistry {
     return true;
   }
 
+  /** Adds a built-in kind of tool made for one request (delegate); returns false when its name is taken. */
+  add(tool: Tool): boolean {
+    const name = tool.definition.function.name;
+    if (this.tools.has(name)) return false;
+    this.tools.set(name, tool);
+    return true;
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }

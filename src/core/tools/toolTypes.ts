@@ -1,6 +1,6 @@
 // What a tool is: its definition as sent to the model, and an execute that never throws.
 import type { ChatToolDefinition } from '../context/chatMessage';
-import type { BlobRef, SessionEntry } from '../session/entries';
+import type { BlobRef, SessionEntry, SubagentLink } from '../session/entries';
 import type { WorkspaceAccess } from './workspaceAccess';
 
 /** Files a tool call read or modified (workspace-relative), collected into the compaction file ledger. */
@@ -13,6 +13,8 @@ export interface ToolOutput {
   text: string;
   isError: boolean;
   files?: ToolFiles;
+  /** A delegated sub-task's child session and usage, kept on the result entry. */
+  subagent?: SubagentLink;
 }
 
 /** Read access to the session the tool runs in (read_stored_output, read_transcript). */

@@ -1,15 +1,15 @@
 // The panel's history: compactions and file checkpoints on the current branch, pinned messages, and recent messages one can pin.
-import { checkpoints } from '../checkpoints/fileCheckpoints';
+import { checkpoints, unrecordedSentence } from '../checkpoints/fileCheckpoints';
 import { pinnedEntryIds } from '../context/contextMarkers';
 import { userContent } from '../context/userContent';
-import { compactionCoverage } from './compactionDescription';
+import { compactionCoverage, shortened } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { entryTitle } from '../session/entryTitle';
 
 export { entryTitle } from '../session/entryTitle';
-import type { CheckpointView, EntryView, HistoryView, PinView } from '../../shared/panelViewModels';
+import type { CheckpointView, EntryView, HistoryView, PinView, SubtaskView } from '../../shared/panelViewModels';
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
@@ -39,9 +39,41 @@ function recentCheckpoints(path: readonly SessionEntry[]): CheckpointView[] {
   const last = path.at(-1);
   const known = last ? checkpointMemo.get(last) : undefined;
   if (known && known.length === path.length) return known.views;
-  const views = checkpoints(path, CHECKPOINT_LIMIT).map((point) => ({ entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files, fileCount: point.fileCount }));
+  const views = checkpoints(path, CHECKPOINT_LIMIT).map((point) => {
+    const unrecorded = unrecordedSentence(point);
+    return { entryId: point.entryId, kind: point.kind, title: point.title, when: point.when, files: point.files, fileCount: point.fileCount, ...(unrecorded ? { unrecorded } : {}) };
+  });
   if (last) checkpointMemo.set(last, { length: path.length, views });
   return views;
+}
+
+/** How many sub-tasks the panel lists. */
+const SUBTASK_LIMIT = 10;
+
+function taskOf(argumentsText: string | undefined): string {
+  try {
+    const task = (JSON.parse(argumentsText ?? '{}') as { task?: unknown }).task;
+    return typeof task === 'string' ? shortened(task) : '(no task)';
+  } catch {
+    return '(no task)';
+  }
+}
+
+/** The newest SUBTASK_LIMIT delegated sub-tasks on the path, with the task their call gave. */
+function recentSubtasks(path: readonly SessionEntry[]): SubtaskView[] {
+  const found: SubtaskView[] = [];
+  for (let index = path.length - 1; index >= 0 && found.length < SUBTASK_LIMIT; index--) {
+    const entry = path[index] as SessionEntry;
+    if (entry.type !== 'toolResult' || !entry.subagent) continue;
+    let call: string | undefined;
+    for (let back = index - 1; back >= 0 && call === undefined; back--) {
+      const candidate = path[back] as SessionEntry;
+      if (candidate.type === 'assistant') call = candidate.toolCalls.find((item) => item.id === entry.toolCallId)?.arguments ?? '';
+    }
+    const link = entry.subagent;
+    found.push({ sessionId: link.sessionId, task: taskOf(call), calls: link.calls, tokens: link.promptTokens + link.completionTokens });
+  }
+  return found;
 }
 
 export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCounts): HistoryView {
@@ -66,6 +98,7 @@ export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCount
         : [],
     ),
     checkpoints: recentCheckpoints(path),
+    subtasks: recentSubtasks(path),
     pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
     pinnable: messages
       .filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult')

@@ -1,5 +1,5 @@
 // Tokens, summaries and cost per turn and for the branch, added up from the usage reports and compactions on a path.
-import type { SessionEntry, Usage } from '../session/entries';
+import type { SessionEntry, SubagentLink, Usage } from '../session/entries';
 import { isReportedCost } from '../session/entries';
 import type { TurnUsageView, UsageFigures, UsageView } from '../../shared/panelViewModels';
 import { shortened } from './compactionDescription';
@@ -30,10 +30,22 @@ function addUsage(figures: UsageFigures, usage: Usage | undefined): void {
   }
 }
 
+/** A delegated sub-task's model calls count with the parent's (the child session lists them one by one). */
+function addSubagent(figures: UsageFigures, link: SubagentLink): void {
+  figures.calls += count(link.calls);
+  figures.promptTokens += count(link.promptTokens);
+  figures.outputTokens += count(link.completionTokens);
+  if (isReportedCost(link.cost)) {
+    figures.pricedCalls += count(link.calls);
+    figures.cost += link.cost;
+  }
+}
+
 /** Adds one entry's share to each of `targets`: a model call's usage, or a compaction. */
 function addEntry(targets: readonly UsageFigures[], entry: SessionEntry): void {
   for (const figures of targets) {
     if (entry.type === 'assistant') addUsage(figures, entry.usage);
+    else if (entry.type === 'toolResult' && entry.subagent) addSubagent(figures, entry.subagent);
     else if (entry.type === 'compaction') {
       figures.summaries++;
       figures.summarizedTokens += count(entry.tokensBefore);

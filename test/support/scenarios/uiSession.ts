@@ -6,6 +6,7 @@ import { autoUsage } from '../scriptedWire';
 import { XSS_PAYLOADS } from '../xssPayloads';
 import { CHECKPOINT_TRIGGER, checkpointTurn } from './checkpointTurns';
 import { DIFF_TRIGGER, diffTurn } from './diffTurns';
+import { DELEGATE_TRIGGER, DELEGATED_TASK, delegatedTurn, delegatingTurn } from './delegationTurns';
 import { DEMO_LABEL, codingSession, isSummarizationRequest } from './codingSession';
 
 /** A summary with every heading the product's validator requires, so the review shows no problems. */
@@ -116,6 +117,8 @@ export const uiSession: Responder = (request, index) => {
   const callId = `call_ui_${index}`;
   // Triggers are read from the request's own first line: attachments and notes after it must not trigger a turn.
   const asked = (userText.split('\n')[0] ?? '').toLowerCase();
+  if (asked.includes(DELEGATED_TASK.toLowerCase())) return delegatedTurn(steps, callId);
+  if (asked.includes(DELEGATE_TRIGGER)) return delegatingTurn(steps, callId);
   if (asked.includes(HOSTILE_TRIGGER)) return hostileTurn(steps, callId);
   if (asked.includes(CHECKPOINT_TRIGGER)) return checkpointTurn(asked, steps, callId);
   if (asked.includes(DIFF_TRIGGER)) return diffTurn(request, steps, callId);
