@@ -154,6 +154,22 @@ export interface PruneEntry extends EntryBase {
   reason: 'auto' | 'manual';
 }
 
+/**
+ * Removes chosen messages from what the model sees on this branch (a failed approach, one huge tool result),
+ * always whole tool exchanges; `dropped: false` with the same ids undoes it. The messages stay in the log and
+ * the UI, and later summaries name what was dropped on purpose.
+ */
+export interface DropEntry extends EntryBase {
+  type: 'drop';
+  /** Message entries, in path order: every call with its results. */
+  entryIds: string[];
+  dropped: boolean;
+  /** What was dropped, in words for the person and the summary (e.g. "turns 3–5"). */
+  label: string;
+  /** Tokens the change took out of the context (or, undone, brought back), measured when it was made. */
+  tokens: number;
+}
+
 /** Pins (or unpins) a message so that it survives every compaction verbatim. */
 export interface PinEntry extends EntryBase {
   type: 'pin';
@@ -216,6 +232,7 @@ export type SessionEntry =
   | ToolResultEntry
   | CompactionEntry
   | PruneEntry
+  | DropEntry
   | PinEntry
   | ModelChangeEntry
   | SettingsChangeEntry

@@ -59,6 +59,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     auto: isBoolean,
   },
   prune: { toolResultIds: isStringArray, tokensFreed: isNumber, reason: isOneOf('auto', 'manual') },
+  drop: { entryIds: isStringArray, dropped: isBoolean, label: isString, tokens: isNumber },
   pin: { targetId: isString, pinned: isBoolean },
   modelChange: { model: isString, provider: optional(isString) },
   settingsChange: { changes: isObject },
