@@ -4,6 +4,7 @@ import { runAgentRequest, renderModelError } from './agentRun';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import { compactCommand, contextCommand, pruneCommand } from './chatSlashCommands';
+import { dropChatCommand } from './contextDrop';
 import type { ChatReplies } from './chatReplies';
 import { sessionIdFromHistory, threadLeafFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
@@ -115,6 +116,9 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         break;
       case 'prune':
         await pruneCommand(input);
+        break;
+      case 'drop':
+        await dropChatCommand(session, request.prompt, stream);
         break;
       case 'new':
         if (!request.prompt.trim()) {

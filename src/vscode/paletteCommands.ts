@@ -1,4 +1,4 @@
-// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, budget, sessions, setup, key, settings.
+// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, drop, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
@@ -8,6 +8,7 @@ import type { AgentSessions } from './agentSessions';
 import type { ApiKeyStore } from './apiKeyStore';
 import { confirmStopRequest, type CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
+import { dropFromContextCommand } from './contextDrop';
 import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
 import type { PendingImages } from './pendingImages';
@@ -42,6 +43,7 @@ export const COMMAND_IDS = [
   'compactionAgent.switchBranch',
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
+  'compactionAgent.dropFromContext',
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
   'compactionAgent.manageSessions',
@@ -169,6 +171,10 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       if (!(await requireSession(deps))) return;
       await deps.review.pruneNow();
       deps.showPanel();
+    },
+    'compactionAgent.dropFromContext': async (request) => {
+      const message = await dropFromContextCommand(deps.sessions, request);
+      if (message) void vscode.window.showInformationMessage(message);
     },
     'compactionAgent.newSession': async () => {
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent /new ', isPartialQuery: true });
