@@ -3,15 +3,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDrop, latestDrop, previewDrop, previewUndo, targetEntryIds } from '../../src/core/agent/dropRunner';
 import { SessionEngine } from '../../src/core/agent/sessionEngine';
 import { measureContext, type CountingDeps } from '../../src/core/budget/meter';
-import { proposeCompaction } from '../../src/core/compaction/compaction';
+import { proposeCompaction, type CompactionProposal } from '../../src/core/compaction/compaction';
+import { proposeHandoff, startHandoff } from '../../src/core/compaction/handoff';
 import { summarize } from '../../src/core/compaction/summarizer';
 import { DROPPED_HEADING } from '../../src/core/compaction/summaryPrompt';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
 import { buildContext } from '../../src/core/context/contextBuilder';
 import { contextTurns, parseDropTarget } from '../../src/core/context/contextDrops';
+import { isMessageEntry } from '../../src/core/session/entries';
+import { SessionIndexStore } from '../../src/core/session/sessionIndex';
 import { SessionLog } from '../../src/core/session/sessionLog';
+import { nodeFileIo } from '../../src/core/storage/fileIo';
+import * as nodePath from 'node:path';
 import { defaultSettings } from '../../src/core/settings/settings';
-import { orphanProblems, tempSession, type TempSession } from '../support/agentFakes';
+import { orphanProblems, recordingSummarizer, tempSession, type TempSession } from '../support/agentFakes';
 
 let session: TempSession;
 beforeEach(async () => {
@@ -245,5 +250,156 @@ describe('drop from the context', () => {
     expect(parseDropTarget('2–3', turns)).toEqual({ kind: 'turns', from: 2, to: 3 });
     expect(parseDropTarget('', turns)).toEqual({ kind: 'list' });
     expect(session.log.path().some((entry) => entry.type === 'drop')).toBe(false);
+  });
+});
+
+describe('hand-off', () => {
+  it('handoff-starts-a-session-with-the-reviewed-summary', async () => {
+    // With default settings, for an 8k local model and a 1M hosted one alike.
+    for (const window of [8_000, 1_000_000]) {
+      await session.cleanup();
+      session = await tempSession();
+      await sessionWithAFailedApproach();
+      const sourceId = session.log.header.id;
+      const store = new SessionIndexStore(session.dir, nodeFileIo);
+      await store.load();
+      const now = new Date().toISOString();
+      await store.upsert({
+        id: sourceId,
+        title: 'Parser work',
+        file: nodePath.basename(session.log.file),
+        createdAt: now,
+        updatedAt: now,
+      });
+      const sourceBefore = session.log.tree.entries.length;
+      const sourceContext = buildContext(session.log.path()).messages;
+      const engine = new SessionEngine<CompactionProposal>();
+
+      // Summarized and reviewed as for a compaction: the same summarizer, the proposal waits in the engine.
+      const summarizer = recordingSummarizer();
+      const proposal = await engine.exclusive(
+        'summarizing for a hand-off',
+        () =>
+          proposeHandoff(session.log, {
+            ...deps(window),
+            summarize: summarizer.summarize,
+            signal: new AbortController().signal,
+            instructions: 'Focus on the parser fix.',
+          }),
+        neverAsked,
+      );
+      if (!proposal) throw new Error('nothing proposed');
+      expect(proposal.handoff).toBe(true);
+      // Everything the model sees is summarized, nothing is kept verbatim.
+      expect(summarizer.calls[0]?.entries.map((entry) => entry.id)).toEqual(
+        session.log
+          .path()
+          .filter(isMessageEntry)
+          .map((entry) => entry.id),
+      );
+      expect(summarizer.calls[0]?.instructions).toContain('Focus on the parser fix.');
+      expect(proposal?.kept).toEqual([]);
+      expect(proposal?.tokensAfter).toBeLessThan(proposal?.tokensBefore ?? 0);
+      const review = engine.offerReview(proposal, false, 'm', 'replaced');
+      const taken = engine.takeReview(review.id);
+      const edited = `${taken.proposal.summary}\n- Also: keep the public API of parseType().`;
+
+      let created: SessionLog | undefined;
+      const started = await engine.exclusive(
+        'starting a new session from the summary',
+        () =>
+          startHandoff(session.log, taken.proposal, {
+            summary: edited,
+            edited: true,
+            model: 'm',
+            source: { sessionId: sourceId, leafId: session.log.leafId, title: 'Parser work' },
+            deps: deps(window),
+            create: async (from) => {
+              created = await SessionLog.create(
+                nodePath.join(session.dir, 'handoff.jsonl'),
+                { title: 'Parser work (hand-off)', handoffFrom: from },
+                { lock: false },
+              );
+              await store.upsert({
+                id: created.header.id,
+                title: 'Parser work (hand-off)',
+                file: 'handoff.jsonl',
+                createdAt: now,
+                updatedAt: now,
+              });
+              return created;
+            },
+          }),
+        neverAsked,
+      );
+      expect(started).toBeDefined();
+      const target = created!;
+      // The new session starts with the reviewed (edited) summary, linked back to its source, and nothing else.
+      expect(target.header.handoffFrom).toEqual({
+        sessionId: sourceId,
+        leafId: session.log.leafId,
+        title: 'Parser work',
+      });
+      const seeded = target.path();
+      expect(seeded).toHaveLength(1);
+      expect(seeded[0]).toMatchObject({
+        type: 'compaction',
+        summary: edited,
+        edited: true,
+        firstKeptEntryId: null,
+        handoffFrom: { sessionId: sourceId },
+      });
+      const firstCall = buildContext(seeded, { systemPrompt: 'You are a coding agent.' }).messages;
+      expect(firstCall).toHaveLength(2);
+      expect(sentText(firstCall)).toContain('keep the public API of parseType()');
+      expect(sentText(firstCall)).not.toContain('regex attempt');
+      // The edited summary is measured again by the meter: what the new session's budget shows.
+      expect(started?.entry.tokensAfter).toBe(measureContext(seeded, deps(window)).budget.used);
+      // The source stays whole, in the list beside the new one.
+      expect(session.log.tree.entries).toHaveLength(sourceBefore);
+      expect(buildContext(session.log.path()).messages).toEqual(sourceContext);
+      const reopened = await SessionLog.open(session.log.file, { lock: false });
+      expect(reopened.log.tree.entries).toHaveLength(sourceBefore);
+      await reopened.log.close();
+      expect(
+        store
+          .list()
+          .map((record) => record.id)
+          .sort(),
+      ).toEqual([sourceId, target.header.id].sort());
+      await target.close();
+
+      // A stale proposal (the source moved on) starts nothing.
+      const second = await proposeHandoff(session.log, {
+        ...deps(window),
+        summarize: summarizer.summarize,
+        signal: new AbortController().signal,
+      });
+      await session.log.append({ type: 'user', text: 'One more thing.' });
+      let createdAgain = false;
+      await expect(
+        startHandoff(session.log, second!, {
+          summary: second!.summary,
+          edited: false,
+          source: { sessionId: sourceId, leafId: null, title: 'Parser work' },
+          deps: deps(window),
+          create: () => {
+            createdAgain = true;
+            return Promise.reject(new Error('must not create'));
+          },
+        }),
+      ).rejects.toThrow(/changed since this hand-off summary was made/);
+      expect(createdAgain).toBe(false);
+    }
+  });
+
+  it('an empty session has nothing to hand off', async () => {
+    expect(
+      await proposeHandoff(session.log, {
+        ...deps(8_000),
+        summarize: recordingSummarizer().summarize,
+        signal: new AbortController().signal,
+      }),
+    ).toBeNull();
   });
 });

@@ -12,8 +12,17 @@ export interface SessionHeader {
   timestamp: string;
   title?: string;
   cwd?: string;
+  /** Set when the session was started from a reviewed summary of another one (a hand-off): where it came from. */
+  handoffFrom?: HandoffSource;
   /** Set when the session was imported from another agent's file. */
   importedFrom?: { format: 'pi'; path: string; sessionId?: string };
+}
+
+/** The session a hand-off summarized: its id, the leaf the summary was made on, and its title then. */
+export interface HandoffSource {
+  sessionId: string;
+  leafId: string | null;
+  title: string;
 }
 
 /** Token usage as the endpoint reported it for one model call. */
@@ -144,6 +153,8 @@ export interface CompactionEntry extends EntryBase {
   edited: boolean;
   auto: boolean;
   model?: string;
+  /** On the first entry of a session started by a hand-off: the summary came from this session (kept whole). */
+  handoffFrom?: HandoffSource;
 }
 
 /** Hides tool outputs from the model on this branch; the outputs stay in the log and the UI. */

@@ -57,6 +57,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     files: isLedger,
     edited: isBoolean,
     auto: isBoolean,
+    handoffFrom: optional((value) => isObject(value) && isString(value.sessionId) && (value.leafId === null || isString(value.leafId)) && isString(value.title)),
   },
   prune: { toolResultIds: isStringArray, tokensFreed: isNumber, reason: isOneOf('auto', 'manual') },
   drop: { entryIds: isStringArray, dropped: isBoolean, label: isString, tokens: isNumber },
