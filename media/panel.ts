@@ -119,6 +119,17 @@ function renderActions(state: PanelState): HTMLElement {
     h('div', { class: 'button-row' }, button('Prune now', () => post({ type: 'pruneNow' }), { icon: 'filter', secondary: true, disabled, key: 'prune', title: 'Hide old tool outputs from the model (they stay in the session)' })),
     h('label', { class: 'field-label', attrs: { for: 'compact-instructions' } }, 'Compaction instructions'),
     h('div', { class: 'input-row' }, input, button('Compact now', compact, { icon: 'fold', disabled, key: 'compact' })),
+    h(
+      'div',
+      { class: 'button-row' },
+      button('New session from summary', () => post({ type: 'handOff', instructions: input.value }), {
+        icon: 'export',
+        secondary: true,
+        disabled,
+        key: 'handoff',
+        title: 'Summarize this session (with the instructions above), review it, then start a new session from it; this one stays whole',
+      }),
+    ),
   );
 }
 

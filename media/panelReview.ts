@@ -135,14 +135,14 @@ export class ReviewView {
     this.textarea = textarea;
     this.instructions = instructions;
     this.buttons = [
-      button('Apply', () => this.apply(), { icon: 'check', key: 'apply' }),
+      button(proposal.handoff ? 'Start new session' : 'Apply', () => this.apply(), { icon: 'check', key: 'apply', ...(proposal.handoff ? { title: 'Start a new session seeded with this summary; this session stays whole' } : {}) }),
       button('Regenerate', () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
       button('Cancel', () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: 'Cancel this compaction (Escape)' }),
     ];
     const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, `Replaced content (${entries(proposal.summarized.length)}, ${formatTokens(sumTokens(proposal.summarized))} tokens)`), entryList(proposal.summarized)), h('div', {}, h('h4', {}, 'Summary'), this.droppedPreview));
     this.element.replaceChildren();
     append(this.element, [
-      h('h2', { attrs: { id: 'review-heading' } }, 'Review compaction ', proposal.auto ? badge('auto', 'info') : badge('manual', 'info'), proposal.needsReview ? badge('needs review', 'warning') : null),
+      h('h2', { attrs: { id: 'review-heading' } }, proposal.handoff ? 'Review hand-off summary ' : 'Review compaction ', proposal.handoff ? badge('new session', 'info') : proposal.auto ? badge('auto', 'info') : badge('manual', 'info'), proposal.needsReview ? badge('needs review', 'warning') : null),
       h('p', { class: 'row-meta' }, `${formatTokens(proposal.tokensBefore)} → about ${formatTokens(proposal.estimatedTokensAfter)} tokens · ${entries(proposal.summarized.length)} summarized, ${proposal.kept.length} kept`),
       proposal.instructions ? h('p', { class: 'row-meta' }, `Instructions: ${proposal.instructions}`) : null,
       this.problems(proposal),

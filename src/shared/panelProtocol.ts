@@ -7,6 +7,7 @@ export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'pruneNow' }
   | { type: 'compactNow'; instructions: string }
+  | { type: 'handOff'; instructions: string }
   | { type: 'applySummary'; proposalId: string; summary: string; edited: boolean }
   | { type: 'regenerate'; proposalId: string; instructions: string }
   | { type: 'cancelProposal'; proposalId: string }
@@ -41,6 +42,7 @@ const MESSAGE_FIELDS: { [K in WebviewMessageType]: Record<string, FieldKind> } =
   ready: {},
   pruneNow: {},
   compactNow: { instructions: 'instructions' },
+  handOff: { instructions: 'instructions' },
   applySummary: { proposalId: 'id', summary: 'text', edited: 'boolean' },
   regenerate: { proposalId: 'id', instructions: 'instructions' },
   cancelProposal: { proposalId: 'id' },

@@ -74,6 +74,8 @@ export interface CompactionProposalView {
   problems: string[];
   needsReview: boolean;
   auto: boolean;
+  /** A hand-off: Apply starts a new session seeded with the summary; this session stays as it is. */
+  handoff?: boolean;
 }
 
 export interface CompactionHistoryItem {

@@ -1,4 +1,4 @@
-// The @agent slash commands: /compact, /context, /prune (each reports in one or two lines).
+// The @agent slash commands: /compact, /context, /prune, /handoff (each reports in one or two lines).
 import * as vscode from 'vscode';
 import { pruneNow } from '../core/agent/pruneRunner';
 import { formatCount, formatTokens } from '../shared/budgetFormat';
@@ -87,4 +87,45 @@ export async function pruneCommand(input: SlashCommandInput): Promise<void> {
       ? `Pruned ${entry.toolResultIds.length} old tool output(s): ~${formatTokens(entry.tokensFreed)} tokens freed. The model sees a placeholder and can read them back with read_stored_output.`
       : `Nothing to prune: every tool output is within the protected recent window (${formatTokens(deps.settings.pruning.protectTokens)} tokens, last ${deps.settings.pruning.protectTurns} turns).`,
   );
+}
+
+/**
+ * /handoff [instructions]: the whole context is summarized and reviewed as for a compaction (this request waits for
+ * the panel's Apply or Cancel), then a new session starts with the reviewed summary and a link back; this chat
+ * continues the new session, and the source stays whole in Sessions. Returns the new session, if one started.
+ */
+export async function handoffCommand(input: SlashCommandInput): Promise<AgentSession | undefined> {
+  const { session, stream, configuration, review } = input;
+  const instructions = input.prompt.trim() || undefined;
+  stream.progress(instructions ? `Summarizing this session for a new one (focus: ${instructions})…` : 'Summarizing this session for a new one…');
+  const made = await review.proposeHandoff(session, instructions, input.signal);
+  if (input.signal.aborted) {
+    stream.markdown('Hand-off cancelled; nothing changed.');
+    return undefined;
+  }
+  if (!made) {
+    stream.markdown('Nothing to hand off yet: this session has no messages. Send a request first, or start an empty session with `/new`.');
+    return undefined;
+  }
+  const { proposal, modelId } = made;
+  let summary = proposal.summary;
+  let edited = false;
+  if (configuration.settings.compaction.review !== 'never' || proposal.needsReview) {
+    const why = proposal.needsReview ? ` It needs your review: ${proposal.problems.join('; ')}.` : '';
+    stream.markdown(`The summary for the new session (${formatTokens(proposal.tokensBefore)} → ~${formatTokens(proposal.tokensAfter)} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply to start the new session, or Cancel.${why}\n\n`);
+    stream.progress('Waiting for your review…');
+    const decision = await review.reviewForLoop(session, proposal, modelId, input.signal);
+    if (decision.action !== 'apply') {
+      stream.markdown(`Hand-off cancelled${decision.reason ? ` (${decision.reason})` : ''}; nothing changed.`);
+      return undefined;
+    }
+    summary = decision.summary;
+    edited = decision.edited;
+  }
+  const started = await review.startHandoffSession(session, proposal, summary, edited, modelId);
+  const seed = started.log.path()[0];
+  const tokens = seed?.type === 'compaction' ? ` (~${formatTokens(seed.tokensAfter)} tokens)` : '';
+  stream.markdown(`Started the new session "${started.title}" from the reviewed summary${tokens}; this chat continues it. "${session.title}" stays whole in **Compaction Agent: Sessions…**.`);
+  stream.button({ command: 'compactionAgent.showBudget', title: 'View summary' });
+  return started;
 }

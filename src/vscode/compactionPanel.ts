@@ -36,6 +36,7 @@ export class CompactionPanel implements vscode.Disposable {
       },
       pruneNow: () => backend.pruneNow(),
       compactNow: async (m) => void (await backend.compactNow(m.instructions)),
+      handOff: (m) => backend.handOff(m.instructions),
       applySummary: (m) => backend.apply(m.proposalId, m.summary, m.edited),
       regenerate: async (m) => void (await backend.regenerate(m.proposalId, m.instructions)),
       cancelProposal: (m) => backend.cancel(m.proposalId),

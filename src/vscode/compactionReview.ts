@@ -6,6 +6,7 @@ import { planFileRestore } from '../core/checkpoints/fileCheckpoints';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/compaction/compaction';
 import { applyCompaction, proposeCompaction } from '../core/compaction/compaction';
+import { proposeHandoff, startHandoff } from '../core/compaction/handoff';
 import type { PendingReview } from '../core/agent/sessionEngine';
 import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
@@ -141,7 +142,85 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       session.engine.settle(review, { action: 'apply', summary, edited });
       return;
     }
+    if (review.proposal.handoff) {
+      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, review.proposal, summary, edited, review.modelId), confirmStopRequest);
+      if (started) await this.continueInNewChat(started);
+      return;
+    }
     await session.engine.exclusive('applying', () => this.applyPending({ session, review }, summary, edited), confirmStopRequest);
+  }
+
+  /**
+   * Summarizes the whole context for a new session (nothing is written); undefined with a notice when the
+   * session has no message yet.
+   */
+  async proposeHandoff(session: AgentSession, instructions: string | undefined, signal?: AbortSignal): Promise<{ proposal: CompactionProposal; modelId: string } | undefined> {
+    const { summarize, modelId } = await this.summarizerFor(session);
+    const deps = await this.deps(session);
+    const proposal = await this.whileBusy('summarizing', () => proposeHandoff(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}) }));
+    if (signal?.aborted) return undefined;
+    if (!proposal) {
+      this.say('info', 'Nothing to hand off yet: this session has no messages.');
+      return undefined;
+    }
+    return { proposal, modelId };
+  }
+
+  /**
+   * New Session from Summary (panel and palette): outside any request. The summary waits for review in the panel
+   * like a compaction's (review mode "never" starts the session at once); Apply starts it.
+   */
+  async handOff(instructions: string): Promise<void> {
+    const session = await this.requireSession();
+    const made = await session.engine.exclusive('summarizing for a hand-off', () => this.proposeHandoff(session, instructions.trim() || undefined), confirmStopRequest, {
+      replacesReview: 'The compaction waiting for review was replaced by your hand-off.',
+    });
+    if (!made) return;
+    const { proposal, modelId } = made;
+    if ((await this.deps(session)).settings.compaction.review === 'never' && !proposal.needsReview) {
+      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, proposal, proposal.summary, false, modelId), confirmStopRequest);
+      if (started) await this.continueInNewChat(started);
+      return;
+    }
+    session.engine.offerReview(proposal, false, modelId, 'A newer proposal replaced the one waiting for review.');
+    this.notice = undefined;
+    this.showPanel();
+    this.changed.fire();
+  }
+
+  /** Starts the new session from a reviewed hand-off summary (the source is not written to) and makes it the active one. */
+  async startHandoffSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string): Promise<AgentSession> {
+    const deps = await this.deps(session);
+    let created: AgentSession | undefined;
+    const source = { sessionId: session.id, leafId: session.log.leafId, title: session.title };
+    await this.whileBusy('applying', () =>
+      startHandoff(session.log, proposal, {
+        summary,
+        edited,
+        model: modelId,
+        source,
+        deps,
+        create: async (from) => {
+          created = await this.sessions.create(`${session.title} (hand-off)`, { handoffFrom: from });
+          return created.log;
+        },
+      }),
+    );
+    if (!created) throw new Error('The new session could not be created.');
+    this.sessions.activate(created);
+    this.say('info', `Started the session "${created.title}" from the reviewed summary. "${session.title}" stays whole in Sessions.`);
+    return created;
+  }
+
+  /** After a hand-off outside a chat: the next @agent request in a new chat continues the new session. */
+  private async continueInNewChat(session: AgentSession): Promise<void> {
+    this.sessions.offerHandoff(session);
+    try {
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
+    } catch {
+      // Without a Chat view the new session is still the active one: any new @agent chat continues it.
+    }
   }
 
   /** Applies without review (review mode "never"), or after the person approved. */
@@ -170,7 +249,8 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const { summarize } = await this.summarizerFor(session);
     const deps = await this.deps(session);
     const given = instructions.trim() || undefined;
-    const proposal = await this.whileBusy('summarizing', () => proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true }));
+    const options = { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true };
+    const proposal = await this.whileBusy('summarizing', () => (old.proposal.handoff ? proposeHandoff(session.log, options) : proposeCompaction(session.log, options)));
     if (!proposal) {
       session.engine.dropReview('There is nothing to compact any more.');
       this.say('info', 'Nothing to compact yet: the conversation is shorter than what is kept verbatim.');
@@ -194,6 +274,10 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
    */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
+    const seed = session.log.tree.get(compactionId);
+    if (seed?.type === 'compaction' && seed.handoffFrom) {
+      return `This summary is where the session began: a hand-off from "${seed.handoffFrom.title}", which holds the full history and stays whole in Sessions. Nothing was restored.`;
+    }
     const items = planFileRestore(session.log.path(), compactionId, session.log.tree.entries) ?? [];
     const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
     if (!mode) return 'Restore cancelled; nothing changed.';

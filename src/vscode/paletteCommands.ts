@@ -1,4 +1,4 @@
-// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, drop, budget, sessions, setup, key, settings.
+// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, drop, hand-off, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
@@ -44,6 +44,7 @@ export const COMMAND_IDS = [
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
   'compactionAgent.dropFromContext',
+  'compactionAgent.newSessionFromSummary',
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
   'compactionAgent.manageSessions',
@@ -175,6 +176,12 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
     'compactionAgent.dropFromContext': async (request) => {
       const message = await dropFromContextCommand(deps.sessions, request);
       if (message) void vscode.window.showInformationMessage(message);
+    },
+    'compactionAgent.newSessionFromSummary': async () => {
+      if (!(await requireSession(deps))) return;
+      const instructions = await vscode.window.showInputBox({ title: 'New Session from Summary', prompt: 'Optional instructions: what the summary for the new session must keep (Enter to skip)' });
+      if (instructions === undefined) return;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Compaction Agent: summarizing the session for a new one…' }, () => deps.review.handOff(instructions));
     },
     'compactionAgent.newSession': async () => {
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent /new ', isPartialQuery: true });

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
-import { SessionLog } from '../core/session/sessionLog';
+import { SessionLog, type HeaderFields } from '../core/session/sessionLog';
 import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
@@ -47,9 +47,9 @@ export class SessionStore implements vscode.Disposable {
   }
 
   /** Creates a new, empty session and keeps it open for writing. */
-  async create(title: string, threadKey?: string): Promise<OpenedSession> {
+  async create(title: string, threadKey?: string, fields: HeaderFields = {}): Promise<OpenedSession> {
     await this.ensureLoaded();
-    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { title });
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { ...fields, title });
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: log.header.id,
