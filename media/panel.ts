@@ -10,6 +10,7 @@ import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewMod
 import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins } from './panelHistory';
+import { renderDrops } from './panelDrops';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import type { ReviewDraft } from './panelReview';
@@ -64,6 +65,7 @@ const alertRegion = h('div', { class: 'notice', attrs: { role: 'alert', 'aria-li
 const budgetHost = h('div');
 const actionsHost = h('div');
 const historyHost = h('div');
+const dropsHost = h('div');
 const checkpointsHost = h('div');
 const pinsHost = h('div');
 const usageHost = h('div');
@@ -138,6 +140,7 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(budgetHost, [renderBudget(state.budget)]);
   replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
   review.update(state.proposal, ui.draft, locked);
+  replaceChildrenKeepingFocus(dropsHost, [renderDrops(state, locked || state.session === undefined || state.proposal !== undefined, post)]);
   replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(checkpointsHost, [renderCheckpoints(state.history, locked || state.session === undefined, post)]);
   replaceChildrenKeepingFocus(pinsHost, [renderPins(state.history, locked || state.session === undefined, post)]);
@@ -175,6 +178,7 @@ function mount(): void {
     budgetHost,
     actionsHost,
     review.element,
+    dropsHost,
     historyHost,
     checkpointsHost,
     pinsHost,

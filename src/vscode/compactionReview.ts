@@ -23,6 +23,10 @@ import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { PanelBackend } from './panelBackend';
 import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './checkpointRestore';
+import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
+import { latestDrop, type DropPreview } from '../core/agent/dropRunner';
+import { contextTurns } from '../core/context/contextDrops';
+import { toDropPreviewView, toTurnViews } from '../core/views/dropView';
 
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
@@ -49,6 +53,9 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private busy: { what: BusyWhat; since: string } | undefined;
   private notice: Notice | undefined;
+  /** A drop measured in the panel, waiting for Drop or Cancel. */
+  private drop: { id: string; session: AgentSession; preview: DropPreview } | undefined;
+  private drops = 0;
   /** Sessions whose review is waiting, so the panel can point to one that is not the active session. */
   private readonly waiting = new Set<AgentSession>();
 
@@ -79,6 +86,9 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
+      turns: toTurnViews(contextTurns(path)),
+      canUndoDrop: latestDrop(path) !== undefined,
+      ...(this.drop && this.drop.session === session && this.drop.preview.leafId === session.log.leafId ? { dropPreview: toDropPreviewView(this.drop.id, this.drop.preview) } : {}),
       usage: this.usageWithPremium(toUsageView(path)),
       ...(notice ? { notice } : {}),
     };
@@ -89,6 +99,40 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const model = this.sessions.lastModel;
     if (!model || model.vendor === VENDOR) return usage;
     return { ...usage, premiumRequests: { model: model.id, requests: usage.session.calls + usage.session.unreportedCalls } };
+  }
+
+  async previewDrop(target: string): Promise<void> {
+    const session = await this.requireSession();
+    const measured = await measureDropTarget(session, target);
+    if ('error' in measured) {
+      this.drop = undefined;
+      this.say('warning', `${measured.error} Nothing was dropped.`);
+      return;
+    }
+    this.drop = { id: `drop-${++this.drops}`, session, preview: measured };
+    this.notice = undefined;
+    this.changed.fire();
+  }
+
+  async confirmDrop(previewId: string): Promise<void> {
+    const drop = this.drop;
+    if (!drop || drop.id !== previewId) throw new Error('That drop is no longer current; choose it again.');
+    this.drop = undefined;
+    this.changed.fire();
+    const entry = await applyDropExclusively(drop.session, drop.preview);
+    if (!entry) {
+      this.say('info', 'Nothing was dropped.');
+      return;
+    }
+    const message = dropDone(entry);
+    this.say('info', message);
+    drop.session.noteForChat(message);
+  }
+
+  cancelDrop(previewId: string): Promise<void> {
+    if (this.drop?.id === previewId) this.drop = undefined;
+    this.say('info', 'Nothing was dropped.');
+    return Promise.resolve();
   }
 
   async pruneNow(): Promise<void> {

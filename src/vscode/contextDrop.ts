@@ -65,6 +65,26 @@ export function turnsMarkdown(turns: readonly ContextTurn[]): string {
   ].join('\n');
 }
 
+/** A drop named like /drop's argument, measured for the panel: a preview, or why there is none. */
+export async function measureDropTarget(session: AgentSession, text: string): Promise<DropPreview | { error: string }> {
+  const path = session.log.path();
+  const target = parseDropTarget(text, contextTurns(path));
+  if ('error' in target) return target;
+  if (target.kind === 'list') return { error: 'Name the turns to drop: a number (3), a range (2-4) or a tool step (3.2).' };
+  const deps = await countingDeps(session);
+  if (target.kind === 'undo') return previewUndo(path, deps, session.log.leafId) ?? { error: 'Nothing is dropped on this branch of the session, so there is nothing to undo.' };
+  const chosen = targetEntryIds(path, target);
+  if ('error' in chosen) return chosen;
+  return previewDrop(path, { entryIds: chosen.entryIds, dropped: true, label: chosen.label }, deps, session.log.leafId);
+}
+
+/** What a confirmed drop did, in one sentence for the chat and the panel. */
+export function dropDone(entry: DropEntry): string {
+  return entry.dropped
+    ? `Dropped ${entry.label} from the context: ${formatTokens(entry.tokens)} tokens freed. "/drop undo" brings it back.`
+    : `Brought back ${entry.label}: ${formatTokens(entry.tokens)} tokens are in the context again.`;
+}
+
 /** /drop [what]: lists the turns, or measures a drop and offers a button to confirm it, or undoes the latest drop. */
 export async function dropChatCommand(session: AgentSession, prompt: string, stream: vscode.ChatResponseStream): Promise<void> {
   const path = session.log.path();
@@ -129,7 +149,7 @@ export async function dropFromContextCommand(sessions: AgentSessions, argument: 
   }
   const entry = await applyDropExclusively(session, preview);
   if (!entry) return undefined;
-  const message = `Dropped ${entry.label} from the context: ${formatTokens(entry.tokens)} tokens freed. "/drop undo" brings it back.`;
+  const message = dropDone(entry);
   session.noteForChat(message);
   return message;
 }
