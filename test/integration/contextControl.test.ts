@@ -82,6 +82,45 @@ describe('/drop and /handoff in the chat', () => {
     assert.equal(session.log.tree.entries.filter((entry) => entry.type === 'drop').length, 2);
   });
 
+  it('the panel measures a drop, applies it on Drop, says why for a bad range, and brings it back with undo', async () => {
+    endpoint = await useScriptedEndpoint(
+      roleScript({ agent: [reply('Generics recurse on angle brackets.'), toolCalls([{ name: 'run_command', arguments: { command: `echo ${FAILED_OUTPUT}` } }]), reply('The regex approach failed.')] }),
+    );
+    await newChatThread();
+    await sendChat('@agent how are generics parsed?', endpoint.model);
+    await sendChat('@agent try a regex parser instead', endpoint.model);
+    const api = await agentApi();
+    const session = await activeSession();
+    assert.deepEqual(
+      api.review.getState().turns?.map((turn) => [turn.number, turn.request, turn.steps.map((step) => step.number)]),
+      [
+        [1, 'how are generics parsed?', []],
+        [2, 'try a regex parser instead', ['2.1']],
+      ],
+    );
+    await api.review.previewDrop('9');
+    assert.match(api.review.getState().notice?.text ?? '', /There is no turn 9: the context has turns 1–2\. Nothing was dropped\./);
+
+    await api.review.previewDrop('2.1');
+    const preview = api.review.getState().dropPreview;
+    assert.ok(preview && preview.dropped && preview.tokens > 0 && preview.usedAfter < preview.usedBefore, `no measured preview: ${JSON.stringify(preview)}`);
+    assert.ok(!session.log.path().some((entry) => entry.type === 'drop'), 'dropped before Drop was clicked');
+    await api.review.confirmDrop(preview.id);
+    const drop = session.log.path().find((entry) => entry.type === 'drop');
+    assert.ok(drop?.type === 'drop' && drop.entryIds.length === 2 && drop.tokens === preview.tokens, `unexpected drop: ${pathSummary(session)}`);
+    const state = api.review.getState();
+    assert.equal(state.dropPreview, undefined);
+    assert.equal(state.canUndoDrop, true);
+    assert.deepEqual(state.turns?.[1]?.steps.map((step) => step.dropped), [true]);
+
+    await api.review.previewDrop('undo');
+    const undo = api.review.getState().dropPreview;
+    assert.ok(undo && !undo.dropped && undo.tokens === preview.tokens, `no undo preview: ${JSON.stringify(undo)}`);
+    await api.review.confirmDrop(undo.id);
+    assert.equal(api.review.getState().canUndoDrop, false);
+    assert.match(api.review.getState().notice?.text ?? '', /Brought back tool step 2\.1/);
+  });
+
   it('/handoff waits for the review, starts a session with the edited summary that this chat continues, and keeps the source whole', async () => {
     const summary = validSummary('Make the failing slugify test pass.');
     endpoint = await useScriptedEndpoint(
