@@ -58,6 +58,7 @@ export class SessionStore implements vscode.Disposable {
       createdAt: now,
       updatedAt: now,
       ...(threadKey ? { threadKey } : {}),
+      ...(fields.handoffFrom ? { handoffFrom: fields.handoffFrom.sessionId } : {}),
     };
     await this.index.upsert(record);
     const opened = { log, record };

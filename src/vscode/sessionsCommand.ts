@@ -27,10 +27,17 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
     return undefined;
   }
   const activeId = sessions.active?.id;
+  const titles = new Map(records.map((record) => [record.id, record.title] as const));
+  // A hand-off names the session it came from; that one stays in the list, whole.
+  const origin = (record: SessionRecord): string => {
+    if (!record.handoffFrom) return '';
+    const source = titles.get(record.handoffFrom);
+    return source ? ` · hand-off from “${source}”` : ' · hand-off from a deleted session';
+  };
   const picked = await vscode.window.showQuickPick(
     records.map((record) => ({
       label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.title}`,
-      description: formatWhen(record.updatedAt, vscode.env.language),
+      description: `${formatWhen(record.updatedAt, vscode.env.language)}${origin(record)}`,
       record,
     })),
     { title: 'Compaction Agent: Sessions', placeHolder: 'Pick a session (newest first)', matchOnDescription: true },

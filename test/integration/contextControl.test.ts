@@ -152,8 +152,10 @@ describe('/drop and /handoff in the chat', () => {
     assert.ok(seed?.type === 'compaction' && seed.summary === edited && seed.edited && seed.handoffFrom?.sessionId === source.id, `unexpected seed: ${pathSummary(target)}`);
     assert.equal(target.log.header.handoffFrom?.sessionId, source.id);
     assert.equal(source.log.tree.entries.length, sourceEntries, 'the source session was written to');
-    const listed = (await api.sessions.store.list()).map((record) => record.id);
+    const records = await api.sessions.store.list();
+    const listed = records.map((record) => record.id);
     assert.ok(listed.includes(source.id) && listed.includes(target.id), 'both sessions are not in the Sessions list');
+    assert.equal(records.find((record) => record.id === target.id)?.handoffFrom, source.id, 'the Sessions list does not link the new session to its source');
 
     const next = await sendChat('@agent go on', endpoint.model);
     assert.equal(resultSession(next.result)?.sessionId, target.id);

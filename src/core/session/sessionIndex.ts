@@ -14,6 +14,8 @@ export interface SessionRecord {
   updatedAt: string;
   /** Opaque key the VS Code side uses to map a chat thread to its session. */
   threadKey?: string;
+  /** The session a hand-off started this one from (its header and first entry say so too). */
+  handoffFrom?: string;
 }
 
 const INDEX_FILE = 'index.json';
@@ -24,7 +26,8 @@ function isRecord(value: unknown): value is SessionRecord {
   return (
     ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
     sessionFileProblem(record.file as string) === undefined &&
-    (record.threadKey === undefined || typeof record.threadKey === 'string')
+    (record.threadKey === undefined || typeof record.threadKey === 'string') &&
+    (record.handoffFrom === undefined || typeof record.handoffFrom === 'string')
   );
 }
 
