@@ -13,6 +13,7 @@ import { contextTurns, parseDropTarget } from '../../src/core/context/contextDro
 import { isMessageEntry } from '../../src/core/session/entries';
 import { SessionIndexStore } from '../../src/core/session/sessionIndex';
 import { SessionLog } from '../../src/core/session/sessionLog';
+import { sessionMarkdown } from '../../src/core/session/sessionMarkdown';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
 import * as nodePath from 'node:path';
 import { defaultSettings } from '../../src/core/settings/settings';
@@ -146,6 +147,8 @@ describe('drop from the context', () => {
         ),
       ).toHaveLength(3);
       await reopened.log.close();
+      // The Markdown export says what the person dropped.
+      expect(sessionMarkdown('Parser work', session.log.path())).toContain('Dropped from the context** by the person: turn 3: the turn');
       // Listed as dropped, and a second drop of it says so.
       expect(contextTurns(session.log.path())[2]?.dropped).toBe(true);
       expect(targetEntryIds(session.log.path(), { kind: 'turns', from: 3, to: 3 })).toEqual({
