@@ -30,6 +30,8 @@ const README_SHOTS = {
   attachment: ['dark', '15b-file-answered'],
   cost: ['dark', '14-cost-line'],
   reasoning: ['light', '12-reasoning-line'],
+  drop: ['light', '16a-drop-measured'],
+  handoff: ['light', '17a-handoff-review'],
 };
 
 function packageVsix() {
