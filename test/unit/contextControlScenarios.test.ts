@@ -234,6 +234,8 @@ describe('drop from the context', () => {
     const summary = proposal?.summary ?? '';
     expect(summary).toContain(DROPPED_HEADING);
     expect(summary.slice(summary.indexOf(DROPPED_HEADING))).toContain(FAILED);
+    // Named once, as dropped: not among the requests the summary carries forward.
+    expect(summary.slice(0, summary.indexOf(DROPPED_HEADING))).not.toContain(FAILED);
   });
 
   it('an invalid range or an empty session gets a clear message, and nothing is written', async () => {

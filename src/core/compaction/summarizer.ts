@@ -1,6 +1,6 @@
 // Writes a compaction summary with an injected model call: chunked input, validation, one corrective retry, appendix.
 import type { ChatMessage } from '../context/chatMessage';
-import { pinnedEntryIds } from '../context/contextMarkers';
+import { droppedEntryIds, pinnedEntryIds } from '../context/contextMarkers';
 import { droppedParts } from '../context/contextDrops';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -75,12 +75,16 @@ function cutIndex(path: readonly SessionEntry[], firstKeptEntryId: string | null
 /** The appendix may take this share of the summary's token budget; it is capped, counted and validated. */
 const APPENDIX_SHARE = 0.5;
 
-/** Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions included). */
+/**
+ * Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions
+ * included); requests the person dropped are named under "Dropped on purpose" instead.
+ */
 function earlierRequests(path: readonly SessionEntry[], end: number): string[] {
+  const dropped = droppedEntryIds(path);
   const requests: string[] = [];
   for (let index = 0; index <= end; index++) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text);
+    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) requests.push(entry.text);
   }
   requests.pop();
   return requests;
@@ -110,9 +114,10 @@ function cappedAppendix(input: Omit<AppendixInput, 'maxChars'>, limit: number, c
 }
 
 function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
+  const dropped = droppedEntryIds(path);
   for (let index = end; index >= 0; index--) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) return entry.text;
+    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) return entry.text;
   }
   return null;
 }
