@@ -21,11 +21,13 @@ describe('/drop and /handoff in the chat', () => {
     endpoint = undefined;
   });
 
-  it('/drop on an empty session or with an invalid range says why and drops nothing', async () => {
+  it('/drop or /handoff on an empty session, or /drop with an invalid range, says why and changes nothing', async () => {
     endpoint = await useScriptedEndpoint(roleScript({ agent: [reply('Generics recurse on angle brackets.')] }));
     await newChatThread();
     const empty = await sendChat('@agent /drop', endpoint.model);
     assert.match(empty.reply.text, /nothing in the context to drop yet/);
+    const handoff = await sendChat('@agent /handoff', endpoint.model);
+    assert.match(handoff.reply.text, /Nothing to hand off yet: this session has no messages/);
     const none = await sendChat('@agent /drop 1', endpoint.model);
     assert.match(none.reply.text, /There is no turn 1: there are no turns in the context yet\. Nothing was dropped\./);
     await sendChat('@agent how are generics parsed?', endpoint.model);
