@@ -10,6 +10,7 @@ import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewMod
 import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins, renderSubtasks } from './panelHistory';
+import { renderDrops } from './panelDrops';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import { text } from './panelText';
@@ -66,6 +67,7 @@ const alertRegion = h('div', { class: 'notice', attrs: { role: 'alert', 'aria-li
 const budgetHost = h('div');
 const actionsHost = h('div');
 const historyHost = h('div');
+const dropsHost = h('div');
 const checkpointsHost = h('div');
 const pinsHost = h('div');
 const usageHost = h('div');
@@ -121,6 +123,17 @@ function renderActions(state: PanelState): HTMLElement {
     h('div', { class: 'button-row' }, button(text.pruneNow, () => post({ type: 'pruneNow' }), { icon: 'filter', secondary: true, disabled, key: 'prune', title: text.pruneNowTitle })),
     h('label', { class: 'field-label', attrs: { for: 'compact-instructions' } }, text.compactInstructions),
     h('div', { class: 'input-row' }, input, button(text.compactNow, compact, { icon: 'fold', disabled, key: 'compact' })),
+    h(
+      'div',
+      { class: 'button-row' },
+      button(text.handOff, () => post({ type: 'handOff', instructions: input.value }), {
+        icon: 'export',
+        secondary: true,
+        disabled,
+        key: 'handoff',
+        title: text.handOffTitle,
+      }),
+    ),
   );
 }
 
@@ -129,6 +142,7 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(budgetHost, [renderBudget(state.budget)]);
   replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
   review.update(state.proposal, ui.draft, locked);
+  replaceChildrenKeepingFocus(dropsHost, [renderDrops(state, locked || state.session === undefined || state.proposal !== undefined, post)]);
   replaceChildrenKeepingFocus(historyHost, [renderHistory(state.history, locked || state.session === undefined, post)]);
   const subtasks = renderSubtasks(state.history, post);
   replaceChildrenKeepingFocus(checkpointsHost, [renderCheckpoints(state.history, locked || state.session === undefined, post), ...(subtasks ? [subtasks] : [])]);
@@ -167,6 +181,7 @@ function mount(): void {
     budgetHost,
     actionsHost,
     review.element,
+    dropsHost,
     historyHost,
     checkpointsHost,
     pinsHost,

@@ -110,8 +110,8 @@ export function renderSubtasks(history: HistoryView, post: Post): HTMLElement | 
   if (tasks.length === 0) return undefined;
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'subtasks-heading' } });
   section.append(
-    h('h2', { attrs: { id: 'subtasks-heading' } }, 'Sub-tasks'),
-    h('p', { class: 'muted' }, 'Each ran in its own session with read-only tools; only its answer joined this conversation.'),
+    h('h2', { attrs: { id: 'subtasks-heading' } }, text.subtasksHeading),
+    h('p', { class: 'muted' }, text.subtasksIntro),
   );
   const list = h('ol', { class: 'rows' });
   for (const task of tasks) {
@@ -119,12 +119,12 @@ export function renderSubtasks(history: HistoryView, post: Post): HTMLElement | 
       h(
         'li',
         { class: 'row' },
-        h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, task.task), h('div', { class: 'row-meta' }, `${task.calls} model call${task.calls === 1 ? '' : 's'} reported · ${formatTokens(task.tokens)} tokens`)),
-        button('Open', () => post({ type: 'openSession', sessionId: task.sessionId }), {
+        h('div', { class: 'row-main' }, h('div', { class: 'row-title' }, task.task), h('div', { class: 'row-meta' }, task.calls === 1 ? fill(text.subtaskOneCall, formatTokens(task.tokens)) : fill(text.subtaskManyCalls, task.calls, formatTokens(task.tokens)))),
+        button(text.open, () => post({ type: 'openSession', sessionId: task.sessionId }), {
           icon: 'go-to-file',
           secondary: true,
           key: `subtask:${task.sessionId}`,
-          ariaLabel: `Open the session of the sub-task ${task.task}`,
+          ariaLabel: fill(text.openSubtaskLabel, task.task),
         }),
       ),
     );

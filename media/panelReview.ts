@@ -137,14 +137,14 @@ export class ReviewView {
     this.textarea = textarea;
     this.instructions = instructions;
     this.buttons = [
-      button(text.apply, () => this.apply(), { icon: 'check', key: 'apply' }),
+      button(proposal.handoff ? text.startNewSession : text.apply, () => this.apply(), { icon: 'check', key: 'apply', ...(proposal.handoff ? { title: text.startNewSessionTitle } : {}) }),
       button(text.regenerate, () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
       button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: text.cancelTitle }),
     ];
     const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, entries(proposal.summarized.length), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
     this.element.replaceChildren();
     append(this.element, [
-      h('h2', { attrs: { id: 'review-heading' } }, text.reviewHeading, proposal.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'), proposal.needsReview ? badge(text.badgeNeedsReview, 'warning') : null),
+      h('h2', { attrs: { id: 'review-heading' } }, proposal.handoff ? text.reviewHandoffHeading : text.reviewHeading, proposal.handoff ? badge(text.badgeNewSession, 'info') : proposal.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'), proposal.needsReview ? badge(text.badgeNeedsReview, 'warning') : null),
       h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), entries(proposal.summarized.length), proposal.kept.length)),
       proposal.instructions ? h('p', { class: 'row-meta' }, fill(text.reviewInstructions, proposal.instructions)) : null,
       this.problems(proposal),

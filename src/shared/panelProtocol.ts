@@ -7,6 +7,10 @@ export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'pruneNow' }
   | { type: 'compactNow'; instructions: string }
+  | { type: 'handOff'; instructions: string }
+  | { type: 'previewDrop'; target: string }
+  | { type: 'confirmDrop'; previewId: string }
+  | { type: 'cancelDrop'; previewId: string }
   | { type: 'applySummary'; proposalId: string; summary: string; edited: boolean }
   | { type: 'regenerate'; proposalId: string; instructions: string }
   | { type: 'cancelProposal'; proposalId: string }
@@ -42,6 +46,10 @@ const MESSAGE_FIELDS: { [K in WebviewMessageType]: Record<string, FieldKind> } =
   ready: {},
   pruneNow: {},
   compactNow: { instructions: 'instructions' },
+  handOff: { instructions: 'instructions' },
+  previewDrop: { target: 'id' },
+  confirmDrop: { previewId: 'id' },
+  cancelDrop: { previewId: 'id' },
   applySummary: { proposalId: 'id', summary: 'text', edited: 'boolean' },
   regenerate: { proposalId: 'id', instructions: 'instructions' },
   cancelProposal: { proposalId: 'id' },

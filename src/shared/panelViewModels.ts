@@ -74,6 +74,8 @@ export interface CompactionProposalView {
   problems: string[];
   needsReview: boolean;
   auto: boolean;
+  /** A hand-off: Apply starts a new session seeded with the summary; this session stays as it is. */
+  handoff?: boolean;
 }
 
 export interface CompactionHistoryItem {
@@ -179,10 +181,43 @@ export interface Notice {
   text: string;
 }
 
+/** One tool step of a turn in the context, as the drop section lists it ("3.2 read_file"). */
+export interface ContextStepView {
+  number: string;
+  tools: string;
+  dropped: boolean;
+}
+
+/** One turn of the context since the latest summary, numbered as /drop numbers it. */
+export interface ContextTurnView {
+  number: number;
+  request: string;
+  messages: number;
+  dropped: boolean;
+  steps: ContextStepView[];
+}
+
+/** A drop (or its undo) measured and waiting for the person's confirmation. */
+export interface DropPreviewView {
+  id: string;
+  label: string;
+  /** False for an undo: the tokens come back. */
+  dropped: boolean;
+  tokens: number;
+  usedBefore: number;
+  usedAfter: number;
+  usable: number;
+}
+
 export interface PanelState {
   session?: { id: string; title: string };
   budget?: BudgetView;
   proposal?: CompactionProposalView;
+  /** The context's turns, for dropping by hand (absent without a session). */
+  turns?: ContextTurnView[];
+  /** Whether a drop on this branch can be undone. */
+  canUndoDrop?: boolean;
+  dropPreview?: DropPreviewView;
   /** `since` is an ISO timestamp. */
   busy?: { what: BusyWhat; since: string };
   history: HistoryView;

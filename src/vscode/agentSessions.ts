@@ -4,7 +4,7 @@ import type { Configuration } from './configuration';
 import { AgentSession } from './agentSession';
 import type { ModelRef } from './modelBinding';
 import type { SessionStore } from './sessionStore';
-import type { SessionHeader } from '../core/session/entries';
+import type { HeaderFields } from '../core/session/sessionLog';
 
 const LAST_MODEL_KEY = 'lastModel';
 
@@ -39,9 +39,9 @@ export class AgentSessions implements vscode.Disposable {
     await this.memento.update(LAST_MODEL_KEY, ref);
   }
 
-  /** A new session; `parent` makes it a delegated sub-task's session, linked to the session that started it. */
-  async create(title: string, parent?: SessionHeader['parent']): Promise<AgentSession> {
-    const { log, record } = await this.store.create(title, undefined, parent);
+  /** A new session; `fields.parent` makes it a delegated sub-task's session, `fields.handoffFrom` a hand-off's. */
+  async create(title: string, fields: HeaderFields = {}): Promise<AgentSession> {
+    const { log, record } = await this.store.create(title, undefined, fields);
     const session = new AgentSession(log, record, await AgentSession.loadCounts(log), this.memento, this.configuration);
     this.sessions.set(session.id, Promise.resolve(session));
     return session;
@@ -76,6 +76,21 @@ export class AgentSessions implements vscode.Disposable {
       this.changed.fire();
     }
     await this.store.remove(id);
+  }
+
+  /** A session a hand-off started outside a chat: the next @agent request in a chat with no session of its own continues it. */
+  private handedOff: AgentSession | undefined;
+
+  /** Remembers the session a hand-off started, for the next new chat (see takeHandoff). */
+  offerHandoff(session: AgentSession): void {
+    this.handedOff = session;
+  }
+
+  /** The session a hand-off started and no chat continues yet, once. */
+  takeHandoff(): AgentSession | undefined {
+    const session = this.handedOff;
+    this.handedOff = undefined;
+    return session;
   }
 
   /** Makes a session the one the status bar and panel follow. */

@@ -4,7 +4,8 @@ import type { CommandSnapshots } from '../core/checkpoints/commandSnapshots';
 import { runAgentRequest, renderModelError } from './agentRun';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
-import { compactCommand, contextCommand, pruneCommand } from './chatSlashCommands';
+import { compactCommand, contextCommand, handoffCommand, pruneCommand } from './chatSlashCommands';
+import { dropChatCommand } from './contextDrop';
 import type { ChatReplies } from './chatReplies';
 import { sessionIdFromHistory, threadLeafFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
@@ -52,7 +53,9 @@ async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatConte
   const existing = request.command === 'new' ? undefined : sessionIdFromHistory(context.history, PARTICIPANT_ID);
   const opened = existing ? await deps.sessions.open(existing) : undefined;
   if (existing && !opened) deps.logger.warn(`The session ${existing} of this chat could not be opened; starting a new one.`);
-  return opened ?? (await deps.sessions.create(titleFrom(request.prompt)));
+  // A chat with no session of its own continues the session a hand-off from the panel or palette just started.
+  const handedOff = !existing && request.command !== 'new' ? deps.sessions.takeHandoff() : undefined;
+  return opened ?? handedOff ?? (await deps.sessions.create(titleFrom(request.prompt)));
 }
 
 /** When the person edited or removed earlier requests in this thread, the session branches where the thread now ends. */
@@ -85,9 +88,11 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   }
   const session = await sessionFor(request, context, deps);
   deps.sessions.activate(session);
+  // The session this chat continues after the reply: a /handoff moves it to the new session.
+  let continued = session;
   // Every answer names where it left the session, a failed one too: the next message must not take a turn
   // that failed for one the person edited away (it would branch back and forget what that turn did).
-  const metadata = (): AgentResultMetadata => ({ sessionId: session.id, leafId: session.log.leafId });
+  const metadata = (): AgentResultMetadata => ({ sessionId: continued.id, leafId: continued.log.leafId });
   if (session.log.readOnly) {
     stream.markdown(vscode.l10n.t('This session is open in another VS Code window, so it is read-only here. Continue it there, or start a new one with `/new`.'));
     return { metadata: metadata() };
@@ -119,6 +124,12 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
       case 'prune':
         await pruneCommand(input);
         break;
+      case 'drop':
+        await dropChatCommand(session, request.prompt, stream);
+        break;
+      case 'handoff':
+        continued = (await handoffCommand(input)) ?? session;
+        break;
       case 'new':
         if (!request.prompt.trim()) {
           stream.markdown(vscode.l10n.t('Started a new session. The previous one stays stored; its chat thread still continues it.'));
@@ -129,7 +140,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
       default:
         await runAgentRequest(agent);
     }
-    await deps.sessions.store.touch(session.id);
+    await deps.sessions.store.touch(continued.id);
     return { metadata: metadata() };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

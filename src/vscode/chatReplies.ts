@@ -9,6 +9,8 @@ export interface ChatReply {
   text: string;
   progress: string[];
   buttons: string[];
+  /** The commands behind the buttons, with their arguments (what a click runs). */
+  commands: vscode.Command[];
 }
 
 /** Only the newest replies are kept: this is a window onto the chat, not a second transcript. */
@@ -27,7 +29,7 @@ export class ChatReplies {
 
   /** A stream that shows everything on `stream` and records its text. */
   record(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream {
-    const reply: ChatReply = { prompt: request.prompt, command: request.command, text: '', progress: [], buttons: [] };
+    const reply: ChatReply = { prompt: request.prompt, command: request.command, text: '', progress: [], buttons: [], commands: [] };
     this.recent.push(reply);
     if (this.recent.length > KEPT) this.recent.shift();
     // The host's stream is a frozen object: derive from it and define the recording methods as own properties.
@@ -43,6 +45,7 @@ export class ChatReplies {
       },
       button: (command) => {
         reply.buttons.push(command.title);
+        reply.commands.push(command);
         stream.button(command);
       },
     };

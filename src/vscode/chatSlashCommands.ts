@@ -1,4 +1,4 @@
-// The @agent slash commands: /compact, /context, /prune (each reports in one or two lines).
+// The @agent slash commands: /compact, /context, /prune, /handoff (each reports in one or two lines).
 import * as vscode from 'vscode';
 import { pruneNow } from '../core/agent/pruneRunner';
 import { formatCount, formatTokens } from '../shared/budgetFormat';
@@ -93,4 +93,45 @@ export async function pruneCommand(input: SlashCommandInput): Promise<void> {
       ? vscode.l10n.t('Pruned {0} old tool output(s): ~{1} tokens freed. The model sees a placeholder and can read them back with read_stored_output.', entry.toolResultIds.length, formatTokens(entry.tokensFreed))
       : vscode.l10n.t('Nothing to prune: every tool output is within the protected recent window ({0} tokens, last {1} turns).', formatTokens(deps.settings.pruning.protectTokens), deps.settings.pruning.protectTurns),
   );
+}
+
+/**
+ * /handoff [instructions]: the whole context is summarized and reviewed as for a compaction (this request waits for
+ * the panel's Apply or Cancel), then a new session starts with the reviewed summary and a link back; this chat
+ * continues the new session, and the source stays whole in Sessions. Returns the new session, if one started.
+ */
+export async function handoffCommand(input: SlashCommandInput): Promise<AgentSession | undefined> {
+  const { session, stream, configuration, review } = input;
+  const instructions = input.prompt.trim() || undefined;
+  stream.progress(instructions ? vscode.l10n.t('Summarizing this session for a new one (focus: {0})…', instructions) : vscode.l10n.t('Summarizing this session for a new one…'));
+  const made = await review.proposeHandoff(session, instructions, input.signal);
+  if (input.signal.aborted) {
+    stream.markdown(vscode.l10n.t('Hand-off cancelled; nothing changed.'));
+    return undefined;
+  }
+  if (!made) {
+    stream.markdown(vscode.l10n.t('Nothing to hand off yet: this session has no messages. Send a request first, or start an empty session with `/new`.'));
+    return undefined;
+  }
+  const { proposal, modelId } = made;
+  let summary = proposal.summary;
+  let edited = false;
+  if (configuration.settings.compaction.review !== 'never' || proposal.needsReview) {
+    const why = proposal.needsReview ? vscode.l10n.t(' It needs your review: {0}.', proposal.problems.join('; ')) : '';
+    stream.markdown(`${vscode.l10n.t('The summary for the new session ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply to start the new session, or Cancel.', formatTokens(proposal.tokensBefore), formatTokens(proposal.tokensAfter))}${why}\n\n`);
+    stream.progress(vscode.l10n.t('Waiting for your review…'));
+    const decision = await review.reviewForLoop(session, proposal, modelId, input.signal);
+    if (decision.action !== 'apply') {
+      stream.markdown(decision.reason ? vscode.l10n.t('Hand-off cancelled ({0}); nothing changed.', decision.reason) : vscode.l10n.t('Hand-off cancelled; nothing changed.'));
+      return undefined;
+    }
+    summary = decision.summary;
+    edited = decision.edited;
+  }
+  const started = await review.startHandoffSession(session, proposal, summary, edited, modelId);
+  const seed = started.log.path()[0];
+  const tokens = seed?.type === 'compaction' ? vscode.l10n.t(' (~{0} tokens)', formatTokens(seed.tokensAfter)) : '';
+  stream.markdown(vscode.l10n.t('Started the new session "{0}" from the reviewed summary{1}; this chat continues it. "{2}" stays whole in **Compaction Agent: Sessions…**.', started.title, tokens, session.title));
+  stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
+  return started;
 }

@@ -6,6 +6,7 @@ import { planFileRestore } from '../core/checkpoints/fileCheckpoints';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/compaction/compaction';
 import { applyCompaction, proposeCompaction } from '../core/compaction/compaction';
+import { proposeHandoff, startHandoff } from '../core/compaction/handoff';
 import type { PendingReview } from '../core/agent/sessionEngine';
 import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
@@ -22,6 +23,10 @@ import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { PanelBackend } from './panelBackend';
 import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './checkpointRestore';
+import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
+import { latestDrop, type DropPreview } from '../core/agent/dropRunner';
+import { contextTurns } from '../core/context/contextDrops';
+import { toDropPreviewView, toTurnViews } from '../core/views/dropView';
 
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
@@ -48,6 +53,9 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private busy: { what: BusyWhat; since: string } | undefined;
   private notice: Notice | undefined;
+  /** A drop measured in the panel, waiting for Drop or Cancel. */
+  private drop: { id: string; session: AgentSession; preview: DropPreview } | undefined;
+  private drops = 0;
   /** Sessions whose review is waiting, so the panel can point to one that is not the active session. */
   private readonly waiting = new Set<AgentSession>();
 
@@ -78,6 +86,9 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
+      turns: toTurnViews(contextTurns(path)),
+      canUndoDrop: latestDrop(path) !== undefined,
+      ...(this.drop && this.drop.session === session && this.drop.preview.leafId === session.log.leafId ? { dropPreview: toDropPreviewView(this.drop.id, this.drop.preview) } : {}),
       usage: this.usageWithPremium(toUsageView(path)),
       ...(notice ? { notice } : {}),
     };
@@ -88,6 +99,40 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const model = this.sessions.lastModel;
     if (!model || model.vendor === VENDOR) return usage;
     return { ...usage, premiumRequests: { model: model.id, requests: usage.session.calls + usage.session.unreportedCalls } };
+  }
+
+  async previewDrop(target: string): Promise<void> {
+    const session = await this.requireSession();
+    const measured = await measureDropTarget(session, target);
+    if ('error' in measured) {
+      this.drop = undefined;
+      this.say('warning', `${measured.error} Nothing was dropped.`);
+      return;
+    }
+    this.drop = { id: `drop-${++this.drops}`, session, preview: measured };
+    this.notice = undefined;
+    this.changed.fire();
+  }
+
+  async confirmDrop(previewId: string): Promise<void> {
+    const drop = this.drop;
+    if (!drop || drop.id !== previewId) throw new Error('That drop is no longer current; choose it again.');
+    this.drop = undefined;
+    this.changed.fire();
+    const entry = await applyDropExclusively(drop.session, drop.preview);
+    if (!entry) {
+      this.say('info', 'Nothing was dropped.');
+      return;
+    }
+    const message = dropDone(entry);
+    this.say('info', message);
+    drop.session.noteForChat(message);
+  }
+
+  cancelDrop(previewId: string): Promise<void> {
+    if (this.drop?.id === previewId) this.drop = undefined;
+    this.say('info', 'Nothing was dropped.');
+    return Promise.resolve();
   }
 
   async pruneNow(): Promise<void> {
@@ -141,7 +186,85 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       session.engine.settle(review, { action: 'apply', summary, edited });
       return;
     }
+    if (review.proposal.handoff) {
+      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, review.proposal, summary, edited, review.modelId), confirmStopRequest);
+      if (started) await this.continueInNewChat(started);
+      return;
+    }
     await session.engine.exclusive('applying', () => this.applyPending({ session, review }, summary, edited), confirmStopRequest);
+  }
+
+  /**
+   * Summarizes the whole context for a new session (nothing is written); undefined with a notice when the
+   * session has no message yet.
+   */
+  async proposeHandoff(session: AgentSession, instructions: string | undefined, signal?: AbortSignal): Promise<{ proposal: CompactionProposal; modelId: string } | undefined> {
+    const { summarize, modelId } = await this.summarizerFor(session);
+    const deps = await this.deps(session);
+    const proposal = await this.whileBusy('summarizing', () => proposeHandoff(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}) }));
+    if (signal?.aborted) return undefined;
+    if (!proposal) {
+      this.say('info', 'Nothing to hand off yet: this session has no messages.');
+      return undefined;
+    }
+    return { proposal, modelId };
+  }
+
+  /**
+   * New Session from Summary (panel and palette): outside any request. The summary waits for review in the panel
+   * like a compaction's (review mode "never" starts the session at once); Apply starts it.
+   */
+  async handOff(instructions: string): Promise<void> {
+    const session = await this.requireSession();
+    const made = await session.engine.exclusive('summarizing for a hand-off', () => this.proposeHandoff(session, instructions.trim() || undefined), confirmStopRequest, {
+      replacesReview: 'The compaction waiting for review was replaced by your hand-off.',
+    });
+    if (!made) return;
+    const { proposal, modelId } = made;
+    if ((await this.deps(session)).settings.compaction.review === 'never' && !proposal.needsReview) {
+      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, proposal, proposal.summary, false, modelId), confirmStopRequest);
+      if (started) await this.continueInNewChat(started);
+      return;
+    }
+    session.engine.offerReview(proposal, false, modelId, 'A newer proposal replaced the one waiting for review.');
+    this.notice = undefined;
+    this.showPanel();
+    this.changed.fire();
+  }
+
+  /** Starts the new session from a reviewed hand-off summary (the source is not written to) and makes it the active one. */
+  async startHandoffSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string): Promise<AgentSession> {
+    const deps = await this.deps(session);
+    let created: AgentSession | undefined;
+    const source = { sessionId: session.id, leafId: session.log.leafId, title: session.title };
+    await this.whileBusy('applying', () =>
+      startHandoff(session.log, proposal, {
+        summary,
+        edited,
+        model: modelId,
+        source,
+        deps,
+        create: async (from) => {
+          created = await this.sessions.create(`${session.title} (hand-off)`, { handoffFrom: from });
+          return created.log;
+        },
+      }),
+    );
+    if (!created) throw new Error('The new session could not be created.');
+    this.sessions.activate(created);
+    this.say('info', `Started the session "${created.title}" from the reviewed summary. "${session.title}" stays whole in Sessions.`);
+    return created;
+  }
+
+  /** After a hand-off outside a chat: the next @agent request in a new chat continues the new session. */
+  private async continueInNewChat(session: AgentSession): Promise<void> {
+    this.sessions.offerHandoff(session);
+    try {
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
+    } catch {
+      // Without a Chat view the new session is still the active one: any new @agent chat continues it.
+    }
   }
 
   /** Applies without review (review mode "never"), or after the person approved. */
@@ -170,7 +293,8 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const { summarize } = await this.summarizerFor(session);
     const deps = await this.deps(session);
     const given = instructions.trim() || undefined;
-    const proposal = await this.whileBusy('summarizing', () => proposeCompaction(session.log, { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true }));
+    const options = { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true };
+    const proposal = await this.whileBusy('summarizing', () => (old.proposal.handoff ? proposeHandoff(session.log, options) : proposeCompaction(session.log, options)));
     if (!proposal) {
       session.engine.dropReview(vscode.l10n.t('There is nothing to compact any more.'));
       this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
@@ -194,6 +318,10 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
    */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
+    const seed = session.log.tree.get(compactionId);
+    if (seed?.type === 'compaction' && seed.handoffFrom) {
+      return `This summary is where the session began: a hand-off from "${seed.handoffFrom.title}", which holds the full history and stays whole in Sessions. Nothing was restored.`;
+    }
     const items = planFileRestore(session.log.path(), compactionId, session.log.tree.entries) ?? [];
     const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
     if (!mode) return vscode.l10n.t('Restore cancelled; nothing changed.');

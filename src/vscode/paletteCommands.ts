@@ -1,4 +1,4 @@
-// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, budget, sessions, setup, key, settings.
+// The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, drop, hand-off, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
@@ -9,6 +9,7 @@ import type { ApiKeyStore } from './apiKeyStore';
 import { confirmStopRequest, type CompactionReview } from './compactionReview';
 import { manageSessions } from './sessionsCommand';
 import { openSession } from './subagentRun';
+import { dropFromContextCommand } from './contextDrop';
 import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
 import type { PendingImages } from './pendingImages';
@@ -43,6 +44,8 @@ export const COMMAND_IDS = [
   'compactionAgent.switchBranch',
   'compactionAgent.compactNow',
   'compactionAgent.pruneNow',
+  'compactionAgent.dropFromContext',
+  'compactionAgent.newSessionFromSummary',
   'compactionAgent.newSession',
   'compactionAgent.importPiSession',
   'compactionAgent.manageSessions',
@@ -171,6 +174,16 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       if (!(await requireSession(deps))) return;
       await deps.review.pruneNow();
       deps.showPanel();
+    },
+    'compactionAgent.dropFromContext': async (request) => {
+      const message = await dropFromContextCommand(deps.sessions, request);
+      if (message) void vscode.window.showInformationMessage(message);
+    },
+    'compactionAgent.newSessionFromSummary': async () => {
+      if (!(await requireSession(deps))) return;
+      const instructions = await vscode.window.showInputBox({ title: vscode.l10n.t('New Session from Summary'), prompt: vscode.l10n.t('Optional instructions: what the summary for the new session must keep (Enter to skip)') });
+      if (instructions === undefined) return;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Compaction Agent: summarizing the session for a new one…') }, () => deps.review.handOff(instructions));
     },
     'compactionAgent.newSession': async () => {
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent /new ', isPartialQuery: true });

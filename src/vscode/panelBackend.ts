@@ -14,6 +14,13 @@ export interface PanelBackend {
   pruneNow(): Promise<void>;
   /** Starts a compaction; resolves with the proposal to review (also in the state), or undefined if none is needed. */
   compactNow(instructions: string): Promise<CompactionProposalView | undefined>;
+  /** New Session from Summary: proposes a hand-off summary for review (or starts the session at once with review "never"). */
+  handOff(instructions: string): Promise<void>;
+  /** Measures a drop named like /drop's argument ("3", "2-4", "3.2", "undo") and shows it for confirmation. */
+  previewDrop(target: string): Promise<void>;
+  /** Applies the measured drop through the session engine. */
+  confirmDrop(previewId: string): Promise<void>;
+  cancelDrop(previewId: string): Promise<void>;
   /** Applies a proposal with the (possibly edited) summary; `edited` is recorded in the compaction entry. */
   apply(proposalId: string, summary: string, edited: boolean): Promise<void>;
   regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined>;

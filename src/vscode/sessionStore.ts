@@ -4,8 +4,7 @@ import * as vscode from 'vscode';
 import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
-import { SessionLog } from '../core/session/sessionLog';
-import type { SessionHeader } from '../core/session/entries';
+import { SessionLog, type HeaderFields } from '../core/session/sessionLog';
 import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
@@ -47,10 +46,10 @@ export class SessionStore implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** Creates a new, empty session and keeps it open for writing; `parent` links a delegated sub-task's session to its parent's. */
-  async create(title: string, threadKey?: string, parent?: SessionHeader['parent']): Promise<OpenedSession> {
+  /** Creates a new, empty session and keeps it open for writing; `fields.parent` links a delegated sub-task's session to its parent's, `fields.handoffFrom` a hand-off's to its source. */
+  async create(title: string, threadKey?: string, fields: HeaderFields = {}): Promise<OpenedSession> {
     await this.ensureLoaded();
-    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { title, ...(parent ? { parent } : {}) });
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { ...fields, title });
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: log.header.id,
@@ -59,7 +58,8 @@ export class SessionStore implements vscode.Disposable {
       createdAt: now,
       updatedAt: now,
       ...(threadKey ? { threadKey } : {}),
-      ...(parent ? { parentId: parent.sessionId } : {}),
+      ...(fields.parent ? { parentId: fields.parent.sessionId } : {}),
+      ...(fields.handoffFrom ? { handoffFrom: fields.handoffFrom.sessionId } : {}),
     };
     await this.index.upsert(record);
     const opened = { log, record };

@@ -29,11 +29,24 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
     return undefined;
   }
   const activeId = sessions.active?.id;
-  const titles = new Map(records.map((record) => [record.id, record.title]));
+  const titles = new Map(records.map((record) => [record.id, record.title] as const));
+  // A hand-off names the session it came from, a sub-task the session that started it; both stay in the list, whole.
+  const origin = (record: SessionRecord): string => {
+    const parts: string[] = [];
+    if (record.parentId) {
+      const parent = titles.get(record.parentId);
+      parts.push(parent ? vscode.l10n.t(' · sub-task of “{0}”', parent) : vscode.l10n.t(' · sub-task of a deleted session'));
+    }
+    if (record.handoffFrom) {
+      const source = titles.get(record.handoffFrom);
+      parts.push(source ? vscode.l10n.t(' · hand-off from “{0}”', source) : vscode.l10n.t(' · hand-off from a deleted session'));
+    }
+    return parts.join('');
+  };
   const picked = await vscode.window.showQuickPick(
     records.map((record) => ({
       label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
-      description: formatWhen(record.updatedAt, vscode.env.language) + (record.parentId ? ` · sub-task of "${titles.get(record.parentId) ?? 'a deleted session'}"` : ''),
+      description: `${formatWhen(record.updatedAt, vscode.env.language)}${origin(record)}`,
       record,
     })),
     { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true },

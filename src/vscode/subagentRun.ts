@@ -38,7 +38,7 @@ export function chatDelegateTool(input: DelegateInput): Tool {
   const delegate: Delegate = async (task, context) => {
     const inner = subagentDelegate({
       createChild: async (childTask, toolCallId) => {
-        const child = await input.sessions.create(titleOf(childTask), { sessionId: input.parent.id, toolCallId });
+        const child = await input.sessions.create(titleOf(childTask), { parent: { sessionId: input.parent.id, toolCallId } });
         await child.useModel(input.bound.choice);
         const summarize = modelSummarizer({ model: input.bound.summaryStream, counter: input.counter, summaryWindow: input.bound.summaryWindow, path: () => child.log.path() });
         return { id: child.id, log: child.log, beginRequest: (signal) => child.engine.beginRequest(signal), summarize };

@@ -16,6 +16,8 @@ import { costLine } from './checks/costLine.mjs';
 import { fileAttachment } from './checks/fileAttachment.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
+import { panelDrop } from './checks/panelDrop.mjs';
+import { panelHandoff } from './checks/panelHandoff.mjs';
 
 /** Each check: { name, run({ page, shot, theme, dirs, server, endpoint }) } and throws on failure. */
 export const CHECKS = [
@@ -36,4 +38,6 @@ export const CHECKS = [
   fileAttachment,
   settingsUiChangesBehaviour,
   hostileContent,
+  panelDrop,
+  panelHandoff,
 ];

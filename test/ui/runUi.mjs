@@ -31,6 +31,8 @@ const README_SHOTS = {
   cost: ['dark', '14-cost-line'],
   reasoning: ['light', '12-reasoning-line'],
   delegate: ['dark', '16-delegated-subtask'],
+  drop: ['light', '16a-drop-measured'],
+  handoff: ['light', '17a-handoff-review'],
 };
 
 function packageVsix() {

@@ -8,6 +8,10 @@ const valid: WebviewMessage[] = [
   { type: 'pruneNow' },
   { type: 'compactNow', instructions: '' },
   { type: 'compactNow', instructions: 'keep file paths' },
+  { type: 'handOff', instructions: '' },
+  { type: 'previewDrop', target: '2-4' },
+  { type: 'confirmDrop', previewId: 'drop-1' },
+  { type: 'cancelDrop', previewId: 'drop-1' },
   { type: 'applySummary', proposalId: 'p1', summary: '## Goal\n…', edited: true },
   { type: 'applySummary', proposalId: 'p1', summary: '', edited: false },
   { type: 'regenerate', proposalId: 'p1', instructions: 'shorter' },
@@ -35,6 +39,9 @@ const malformed: Array<[string, unknown]> = [
   ['extra field on ready', { type: 'ready', extra: true }],
   ['__proto__ own field', JSON.parse('{"type":"pruneNow","__proto__":{"polluted":1}}')],
   ['compactNow without instructions', { type: 'compactNow' }],
+  ['previewDrop with an empty target', { type: 'previewDrop', target: '' }],
+  ['previewDrop with a numeric target', { type: 'previewDrop', target: 3 }],
+  ['confirmDrop without an id', { type: 'confirmDrop' }],
   ['compactNow with numeric instructions', { type: 'compactNow', instructions: 5 }],
   ['instructions too long', { type: 'compactNow', instructions: 'x'.repeat(PROTOCOL_LIMITS.instructionsChars + 1) }],
   ['applySummary without edited', { type: 'applySummary', proposalId: 'p', summary: 's' }],
@@ -66,7 +73,7 @@ describe('parseWebviewMessage', () => {
 
   it('covers every message kind with at least one valid example', () => {
     const kinds = new Set(valid.map((message) => message.type));
-    expect(kinds.size).toBe(11);
+    expect(kinds.size).toBe(15);
   });
 
   it(`rejects ${malformed.length} malformed or unknown messages with a reason`, () => {

@@ -35,7 +35,7 @@ const OPEN_CALL_WINDOW = 64;
 const MAX_WALK = 512;
 
 function isMarker(entry: SessionEntry | undefined): boolean {
-  return entry?.type === 'prune' || entry?.type === 'pin' || entry?.type === 'compaction';
+  return entry?.type === 'prune' || entry?.type === 'drop' || entry?.type === 'pin' || entry?.type === 'compaction';
 }
 
 /** Adds the items' tokens to the body sums. */
@@ -51,13 +51,13 @@ export function addItems(state: BodyState, items: readonly ContextItem[], counts
   }
 }
 
-/** True when a prune or compaction follows the newest usable report in path[0..end). */
+/** True when a prune, drop or compaction follows the newest usable report in path[0..end). */
 export function changedBefore(path: readonly SessionEntry[], end: number, isReport: (entry: SessionEntry) => boolean): boolean {
   for (let index = end - 1; index >= 0; index--) {
     const entry = path[index];
     if (!entry) continue;
     if (isReport(entry)) return false;
-    if (entry.type === 'prune' || entry.type === 'compaction') return true;
+    if (entry.type === 'prune' || entry.type === 'drop' || entry.type === 'compaction') return true;
   }
   return false;
 }

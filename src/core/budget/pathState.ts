@@ -1,12 +1,13 @@
 // What a session path means for the model: the messages in context since the latest compaction (pruned/pinned ids: contextMarkers).
 import { splitAtLatestCompaction } from '../context/contextBuilder';
+import { droppedEntryIds } from '../context/contextMarkers';
 import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 
 export interface ContextSpan {
   /** The latest compaction on the path, or null. */
   compaction: CompactionEntry | null;
-  /** Message entries the model sees verbatim, in order: the previous compaction's kept part, then everything after it. */
+  /** Message entries the model sees verbatim, in order: the previous compaction's kept part, then everything after it (less what was dropped). */
   messages: MessageEntry[];
 }
 
@@ -16,5 +17,6 @@ export interface ContextSpan {
  */
 export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
   const { compaction, kept } = splitAtLatestCompaction(path);
-  return { compaction, messages: kept.filter(isMessageEntry) };
+  const dropped = droppedEntryIds(path);
+  return { compaction, messages: kept.filter(isMessageEntry).filter((entry) => !dropped.has(entry.id)) };
 }

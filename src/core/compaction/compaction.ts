@@ -47,6 +47,8 @@ export interface EntrySize {
  */
 export interface CompactionProposal extends SummarizeResult {
   firstKeptEntryId: string | null;
+  /** Set for a hand-off: applying starts a new session seeded with the summary, the source stays as it is. */
+  handoff?: boolean;
   summarized: EntrySize[];
   /** Every message the context keeps after applying (pins and the carried request included), in order. */
   kept: EntrySize[];
@@ -106,7 +108,7 @@ function sentSizes(measured: MeasuredContext): EntrySize[] {
   });
 }
 
-function fixedOf(measured: MeasuredContext): number {
+export function fixedOf(measured: MeasuredContext): number {
   const { breakdown } = measured.budget;
   return breakdown.system + breakdown.instructions + breakdown.tools;
 }
@@ -127,7 +129,7 @@ export class NoRoomError extends Error {
   }
 }
 
-function sizes(ids: readonly string[], byId: ReadonlyMap<string, MessageEntry>, measured: MeasuredContext): EntrySize[] {
+export function sizes(ids: readonly string[], byId: ReadonlyMap<string, MessageEntry>, measured: MeasuredContext): EntrySize[] {
   return ids.flatMap((id) => {
     const entry = byId.get(id);
     return entry ? [{ id, type: entry.type, tokens: measured.costs.full.get(id) ?? 0 }] : [];
@@ -139,7 +141,7 @@ function sizes(ids: readonly string[], byId: ReadonlyMap<string, MessageEntry>, 
  * NoRoomError before any summary is paid for when even the newest step alone would not fit.
  */
 /** The person's standing instructions (compaction.customInstructions), then those given for this compaction. */
-function summaryInstructions(standing: string, given: string | undefined): string | undefined {
+export function summaryInstructions(standing: string, given: string | undefined): string | undefined {
   const parts = [standing.trim(), given?.trim() ?? ''].filter((part) => part !== '');
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
@@ -211,7 +213,7 @@ export interface ApplyOptions {
  * True when the session only gained pins, unpins or labels since `leafId`: what a person does in the panel
  * while a summary waits for review. The proposal still holds (a pinned entry is re-sent verbatim anyway).
  */
-function onlyMarkedSince(log: CompactionLog, leafId: string | null): boolean {
+export function onlyMarkedSince(log: CompactionLog, leafId: string | null): boolean {
   const path = log.path();
   const at = leafId === null ? -1 : path.findIndex((entry) => entry.id === leafId);
   if (leafId !== null && at < 0) return false;

@@ -88,6 +88,8 @@ function copyFields(entry: SessionEntry, mapped: (id: string) => string): NewEnt
       return { ...fields, targetId: mapped(fields.targetId), copyOf };
     case 'pin':
       return { ...fields, targetId: mapped(fields.targetId), copyOf };
+    case 'drop':
+      return { ...fields, entryIds: fields.entryIds.map(mapped), copyOf };
     default:
       return undefined;
   }

@@ -1,6 +1,7 @@
 // Writes a compaction summary with an injected model call: chunked input, validation, one corrective retry, appendix.
 import type { ChatMessage } from '../context/chatMessage';
-import { pinnedEntryIds } from '../context/contextMarkers';
+import { droppedEntryIds, pinnedEntryIds } from '../context/contextMarkers';
+import { droppedParts } from '../context/contextDrops';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import type { TokenCounter } from '../tokens/tokenCounter';
@@ -65,15 +66,25 @@ function coveredEnd(path: readonly SessionEntry[], replaced: readonly MessageEnt
   return last ? path.findIndex((entry) => entry.id === last.id) : -1;
 }
 
+/** Index of the first entry kept after the cut (the path's length when nothing before the compaction is kept). */
+function cutIndex(path: readonly SessionEntry[], firstKeptEntryId: string | null): number {
+  const at = firstKeptEntryId === null ? -1 : path.findIndex((entry) => entry.id === firstKeptEntryId);
+  return at >= 0 ? at : path.length;
+}
+
 /** The appendix may take this share of the summary's token budget; it is capped, counted and validated. */
 const APPENDIX_SHARE = 0.5;
 
-/** Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions included). */
+/**
+ * Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions
+ * included); requests the person dropped are named under "Dropped on purpose" instead.
+ */
 function earlierRequests(path: readonly SessionEntry[], end: number): string[] {
+  const dropped = droppedEntryIds(path);
   const requests: string[] = [];
   for (let index = 0; index <= end; index++) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) requests.push(entry.text);
+    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) requests.push(entry.text);
   }
   requests.pop();
   return requests;
@@ -103,9 +114,10 @@ function cappedAppendix(input: Omit<AppendixInput, 'maxChars'>, limit: number, c
 }
 
 function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
+  const dropped = droppedEntryIds(path);
   for (let index = end; index >= 0; index--) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic) return entry.text;
+    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) return entry.text;
   }
   return null;
 }
@@ -153,6 +165,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const previousSummary = previousSummaryText(input.previous);
   const end = coveredEnd(input.path, [...replaced, ...prefix]);
   const request = lastUserRequest(input.path, end);
+  const dropped = droppedParts(input.path, cutIndex(input.path, input.plan.firstKeptEntryId) - 1);
   const promptTokens = count(summaryMessages({ transcript: '', instructions: input.instructions }).map((m) => m.content).join('\n'));
   const chunkBudget = Math.max(1024, input.summaryWindow - 2 * maxTokens - promptTokens - PROMPT_MARGIN);
   const chunks = chunkBlocks(replaced.map(entryBlock), chunkBudget, count);
@@ -161,7 +174,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {
     input.signal?.throwIfAborted();
     const chunk = { index: index + 1, count: chunks.length };
-    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: request, maxTokens }), input, maxTokens);
+    const result = await completeValidated(summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: request, maxTokens, dropped }), input, maxTokens);
     running = result.text;
     problems = result.problems;
   }
@@ -174,7 +187,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);
   const appendixLimit = Math.max(256, Math.floor(maxTokens * APPENDIX_SHARE));
   const appendix = cappedAppendix(
-    { files, lastUserRequest: request, requestCarried: cutSplitsTurn(input.path, input.plan.firstKeptEntryId), earlierRequests: earlierRequests(input.path, end), pinned: pinnedReferences(input.path, end) },
+    { files, lastUserRequest: request, requestCarried: cutSplitsTurn(input.path, input.plan.firstKeptEntryId), earlierRequests: earlierRequests(input.path, end), pinned: pinnedReferences(input.path, end), dropped },
     appendixLimit,
     count,
   );

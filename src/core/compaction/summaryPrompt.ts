@@ -44,6 +44,8 @@ export interface SummaryRequest {
   currentRequest?: string | null;
   /** The size the summary must stay within (compaction.summaryTokens), told to the model. */
   maxTokens?: number;
+  /** Parts the person dropped from the context on purpose (left out of the transcript), one line each. */
+  dropped?: readonly string[];
 }
 
 export function summaryMessages(request: SummaryRequest): ChatMessage[] {
@@ -55,6 +57,11 @@ export function summaryMessages(request: SummaryRequest): ChatMessage[] {
     parts.push(`The conversation is given in ${request.chunk.count} parts; this is part ${request.chunk.index}.`);
   }
   parts.push(`<conversation>\n${request.transcript}\n</conversation>`);
+  if (request.dropped && request.dropped.length > 0) {
+    parts.push(
+      `The user dropped these parts of the conversation on purpose (a failed approach, output not needed), so they are left out above. Do not describe their content as progress or plan to redo them; under Key decisions, say that they were dropped:\n${request.dropped.map((part) => `- ${part}`).join('\n')}`,
+    );
+  }
   if (request.currentRequest) parts.push(`The user's request the work is on, verbatim (keep it in the Goal):\n<request>\n${request.currentRequest}\n</request>`);
   parts.push('Write the updated summary covering the previous summary and this conversation, with the required headings.');
   if (request.maxTokens) parts.push(`Keep the summary within ${request.maxTokens} tokens; the file lists and the user's requests are appended separately.`);
@@ -94,12 +101,18 @@ export interface AppendixInput {
   earlierRequests?: readonly string[];
   /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
+  /** Parts the person dropped from the context on purpose, one line each (named, never repeated). */
+  dropped?: readonly string[];
   /** Most characters the whole appendix may take; every list line and separator counts. Unbounded when absent. */
   maxChars?: number;
 }
 
-/** Shares of the appendix budget: files, the last request, earlier requests, pins. */
+/** The appendix section naming what the person dropped from the context on purpose. */
+export const DROPPED_HEADING = '## Dropped on purpose';
+
+/** Shares of the appendix budget: files, the last request, earlier requests, pins; dropped parts take theirs from earlier requests. */
 const APPENDIX_SHARES = { files: 0.3, lastRequest: 0.25, earlierRequests: 0.3, pinned: 0.15 } as const;
+const DROPPED_SHARE = 0.1;
 /** An earlier request is kept verbatim up to this length (a pasted log beyond it is cut with a mark). */
 const REQUEST_VERBATIM_CHARS = 2000;
 
@@ -139,7 +152,9 @@ function cappedLines(items: readonly string[], budget: number, format: (item: st
  */
 export function summaryAppendix(input: AppendixInput): string {
   const max = input.maxChars ?? Number.POSITIVE_INFINITY;
-  const share = (part: keyof typeof APPENDIX_SHARES): number => Math.max(200, Math.floor(max * APPENDIX_SHARES[part]));
+  const dropped = input.dropped ?? [];
+  const taken = (part: keyof typeof APPENDIX_SHARES): number => (part === 'earlierRequests' && dropped.length > 0 ? DROPPED_SHARE : 0);
+  const share = (part: keyof typeof APPENDIX_SHARES): number => Math.max(200, Math.floor(max * (APPENDIX_SHARES[part] - taken(part))));
   const fileBudget = share('files');
   const bullet = (item: string): string => `- ${cut(item.replace(/\s+/g, ' '), 300)}`;
   const read = cappedLines(input.files.read, Math.floor(fileBudget / 2), bullet, false, 'file');
@@ -157,6 +172,10 @@ export function summaryAppendix(input: AppendixInput): string {
     sections.push(`## Earlier user requests\n${cappedLines(earlier, share('earlierRequests'), numbered, true, 'request')}`);
   }
   if (input.pinned.length > 0) sections.push(`## Pinned messages\n${cappedLines(input.pinned, share('pinned'), bullet, false, 'pinned message')}`);
+  if (dropped.length > 0) {
+    const budget = Math.max(200, Math.floor(max * DROPPED_SHARE));
+    sections.push(`${DROPPED_HEADING}\nLeft out of the context by the user, not by mistake; not to be redone or relied on:\n${cappedLines(dropped, budget, bullet, true, 'dropped part')}`);
+  }
   return sections.join('\n\n');
 }
 

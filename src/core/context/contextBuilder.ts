@@ -1,11 +1,11 @@
-// Builds exactly the messages the model is sent for a path: latest compaction summary, pinned and kept entries, repaired tool pairs.
+// Builds exactly the messages the model is sent for a path: latest compaction summary, pinned and kept entries (less dropped ones), repaired tool pairs.
 import type { ChatMessage } from './chatMessage';
 import type { CompactionEntry, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { pinnedEntryIds, prunedToolResultIds, summaryMessageText } from './contextMarkers';
+import { droppedEntryIds, pinnedEntryIds, prunedToolResultIds, summaryMessageText } from './contextMarkers';
 import { repairToolPairs, type Candidate, type ContextItem } from './toolPairRepair';
 
-export { SUMMARY_PREFIX, prunePlaceholder, prunedToolResultIds, pinnedEntryIds, summaryMessageText } from './contextMarkers';
+export { SUMMARY_PREFIX, droppedEntryIds, prunePlaceholder, prunedToolResultIds, pinnedEntryIds, summaryMessageText } from './contextMarkers';
 export { CANCELLED_RESULT, type ContextItem, type ContextItemKind } from './toolPairRepair';
 
 export interface BuildContextOptions {
@@ -159,10 +159,13 @@ export function buildContext(path: readonly SessionEntry[], options: BuildContex
   // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
   const request = carriedRequest(path);
   const carried = request && !pinnedEntries.includes(request) ? [request] : [];
+  // What the person dropped stays out, pinned or not: drops are whole tool exchanges, so no call loses its result.
+  const dropped = droppedEntryIds(path);
+  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
   const sequence: Candidate[] = [
-    ...pinnedEntries.map((entry): Candidate => ({ entry, kind: 'pinned' })),
-    ...carried.map((entry): Candidate => ({ entry, kind: 'pinned' })),
-    ...kept.filter(isMessageEntry).map((entry): Candidate => ({ entry, kind: 'entry' })),
+    ...pinnedEntries.filter(sent).map((entry): Candidate => ({ entry, kind: 'pinned' })),
+    ...carried.filter(sent).map((entry): Candidate => ({ entry, kind: 'pinned' })),
+    ...kept.filter(isMessageEntry).filter(sent).map((entry): Candidate => ({ entry, kind: 'entry' })),
   ];
   // One by one: a spread of a long session's messages would overflow the call stack (about 125k arguments).
   for (const item of repairToolPairs(sequence, prunedToolResultIds(path))) items.push(item);

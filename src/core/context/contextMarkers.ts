@@ -1,4 +1,4 @@
-// What prune, pin and compaction entries on a path mean for the context: pruned ids, pinned ids, and their framing texts.
+// What prune, drop, pin and compaction entries on a path mean for the context: pruned, dropped and pinned ids, and their framing texts.
 import type { CompactionEntry, SessionEntry, ToolResultEntry } from '../session/entries';
 
 /** Frames the compaction summary (sent as a user message right after the system prompt). */
@@ -13,6 +13,19 @@ export function prunedToolResultIds(path: readonly SessionEntry[]): Set<string> 
   const ids = new Set<string>();
   for (const entry of path) {
     if (entry.type === 'prune') for (const id of entry.toolResultIds) ids.add(id);
+  }
+  return ids;
+}
+
+/** Message entries dropped from the context by drop entries on this path; the last drop or undo of an entry wins. */
+export function droppedEntryIds(path: readonly SessionEntry[]): Set<string> {
+  const ids = new Set<string>();
+  for (const entry of path) {
+    if (entry.type !== 'drop') continue;
+    for (const id of entry.entryIds) {
+      if (entry.dropped) ids.add(id);
+      else ids.delete(id);
+    }
   }
   return ids;
 }

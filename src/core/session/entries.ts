@@ -12,10 +12,19 @@ export interface SessionHeader {
   timestamp: string;
   title?: string;
   cwd?: string;
+  /** Set when the session was started from a reviewed summary of another one (a hand-off): where it came from. */
+  handoffFrom?: HandoffSource;
   /** Set when the session was imported from another agent's file. */
   importedFrom?: { format: 'pi'; path: string; sessionId?: string };
   /** Set on a delegated sub-task's session: the session and tool call that started it. */
   parent?: { sessionId: string; toolCallId: string };
+}
+
+/** The session a hand-off summarized: its id, the leaf the summary was made on, and its title then. */
+export interface HandoffSource {
+  sessionId: string;
+  leafId: string | null;
+  title: string;
 }
 
 /** Token usage as the endpoint reported it for one model call. */
@@ -160,6 +169,8 @@ export interface CompactionEntry extends EntryBase {
   edited: boolean;
   auto: boolean;
   model?: string;
+  /** On the first entry of a session started by a hand-off: the summary came from this session (kept whole). */
+  handoffFrom?: HandoffSource;
 }
 
 /** Hides tool outputs from the model on this branch; the outputs stay in the log and the UI. */
@@ -168,6 +179,22 @@ export interface PruneEntry extends EntryBase {
   toolResultIds: string[];
   tokensFreed: number;
   reason: 'auto' | 'manual';
+}
+
+/**
+ * Removes chosen messages from what the model sees on this branch (a failed approach, one huge tool result),
+ * always whole tool exchanges; `dropped: false` with the same ids undoes it. The messages stay in the log and
+ * the UI, and later summaries name what was dropped on purpose.
+ */
+export interface DropEntry extends EntryBase {
+  type: 'drop';
+  /** Message entries, in path order: every call with its results. */
+  entryIds: string[];
+  dropped: boolean;
+  /** What was dropped, in words for the person and the summary (e.g. "turns 3–5"). */
+  label: string;
+  /** Tokens the change took out of the context (or, undone, brought back), measured when it was made. */
+  tokens: number;
 }
 
 /** Pins (or unpins) a message so that it survives every compaction verbatim. */
@@ -232,6 +259,7 @@ export type SessionEntry =
   | ToolResultEntry
   | CompactionEntry
   | PruneEntry
+  | DropEntry
   | PinEntry
   | ModelChangeEntry
   | SettingsChangeEntry

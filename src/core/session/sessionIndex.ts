@@ -16,6 +16,8 @@ export interface SessionRecord {
   threadKey?: string;
   /** Set on a delegated sub-task's session: the session whose agent started it. */
   parentId?: string;
+  /** The session a hand-off started this one from (its header and first entry say so too). */
+  handoffFrom?: string;
 }
 
 const INDEX_FILE = 'index.json';
@@ -27,7 +29,8 @@ function isRecord(value: unknown): value is SessionRecord {
     ['id', 'title', 'file', 'createdAt', 'updatedAt'].every((key) => typeof record[key] === 'string') &&
     sessionFileProblem(record.file as string) === undefined &&
     (record.threadKey === undefined || typeof record.threadKey === 'string') &&
-    (record.parentId === undefined || typeof record.parentId === 'string')
+    (record.parentId === undefined || typeof record.parentId === 'string') &&
+    (record.handoffFrom === undefined || typeof record.handoffFrom === 'string')
   );
 }
 

@@ -108,6 +108,9 @@ export function sessionMarkdown(title: string, path: readonly SessionEntry[]): s
       case 'compaction':
         parts.push(`> **Compacted** (${entry.auto ? 'automatic' : 'manual'}, ${Number(entry.tokensBefore)} → ${Number(entry.tokensAfter)} tokens). The model saw this summary from here on:\n\n${fenced(entry.summary, 'markdown')}`);
         break;
+      case 'drop':
+        parts.push(`> **${entry.dropped ? 'Dropped from the context' : 'Brought back into the context'}** by the person: ${inlineText(entry.label, 300)} (${Number(entry.tokens)} tokens).`);
+        break;
       case 'fileRestore':
         parts.push(`> **Files restored** to an earlier checkpoint: ${entry.changes.map((change) => inlineCode(change.path)).join(', ')}.`);
         break;

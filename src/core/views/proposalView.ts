@@ -34,5 +34,6 @@ export function toProposalView(
     problems: proposal.problems,
     needsReview: proposal.needsReview,
     auto,
+    ...(proposal.handoff ? { handoff: true } : {}),
   };
 }

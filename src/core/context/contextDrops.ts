@@ -1,0 +1,167 @@
+// What a person can drop from the context: its turns and tool steps, numbered, each a whole set of tool exchanges.
+import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+import { splitAtLatestCompaction } from './contextBuilder';
+import { droppedEntryIds } from './contextMarkers';
+
+/** One tool step of a turn: the assistant message that made calls and the results of those calls. */
+export interface ContextStep {
+  /** "3.2": turn 3, its second tool step. */
+  number: string;
+  entryIds: string[];
+  /** The tools it called, e.g. "read_file, run_command". */
+  tools: string;
+  dropped: boolean;
+}
+
+/** One turn of the context since the latest compaction: a request of the person and everything up to the next one. */
+export interface ContextTurn {
+  number: number;
+  entryIds: string[];
+  /** The request's first line, shortened; "(continued)" for messages before the first request in the span. */
+  request: string;
+  steps: ContextStep[];
+  dropped: boolean;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
+  return line.length > 70 ? `${line.slice(0, 69)}…` : line || '(empty)';
+}
+
+/**
+ * The results of each assistant message's calls, paired by position like the context builder does (servers that
+ * number calls per response reuse ids): a result belongs to the nearest earlier assistant message that made a call
+ * with its id.
+ */
+function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, MessageEntry[]> {
+  const steps = new Map<AssistantEntry, MessageEntry[]>();
+  const caller = new Map<string, AssistantEntry>();
+  for (const entry of messages) {
+    if (entry.type === 'assistant' && entry.toolCalls.length > 0) {
+      steps.set(entry, []);
+      for (const call of entry.toolCalls) caller.set(call.id, entry);
+    }
+    if (entry.type !== 'toolResult') continue;
+    const owner = caller.get(entry.toolCallId);
+    if (owner) steps.get(owner)?.push(entry);
+  }
+  return steps;
+}
+
+/** The turns of the context since the latest compaction (what a drop can take out), numbered from 1. */
+export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
+  const messages = splitAtLatestCompaction(path).kept.filter(isMessageEntry);
+  const dropped = droppedEntryIds(path);
+  const steps = stepsOf(messages);
+  const turns: ContextTurn[] = [];
+  for (const entry of messages) {
+    const startsTurn = entry.type === 'user' && !entry.synthetic;
+    let turn = turns.at(-1);
+    if (startsTurn || !turn) {
+      turn = { number: turns.length + 1, entryIds: [], request: startsTurn ? firstLine(entry.text) : '(continued from before the summary)', steps: [], dropped: false };
+      turns.push(turn);
+    }
+    turn.entryIds.push(entry.id);
+    const results = entry.type === 'assistant' ? steps.get(entry) : undefined;
+    if (entry.type === 'assistant' && results) {
+      const ids = [entry.id, ...results.map((result) => result.id)];
+      const tools = [...new Set(entry.toolCalls.map((call) => call.name))].join(', ');
+      turn.steps.push({ number: `${turn.number}.${turn.steps.length + 1}`, entryIds: ids, tools, dropped: ids.every((id) => dropped.has(id)) });
+    }
+  }
+  for (const turn of turns) turn.dropped = turn.entryIds.every((id) => dropped.has(id));
+  return turns;
+}
+
+/**
+ * The given message entries grown to whole tool exchanges, in path order: a result brings the assistant message
+ * that called it and that message's other results, and an assistant message brings its results. Ids that are
+ * not messages of the path are left out.
+ */
+export function wholeExchanges(path: readonly SessionEntry[], ids: Iterable<string>): string[] {
+  const messages = path.filter(isMessageEntry);
+  const steps = stepsOf(messages);
+  const ownerOf = new Map<string, AssistantEntry>();
+  for (const [owner, results] of steps) for (const result of results) ownerOf.set(result.id, owner);
+  const byId = new Map(messages.map((entry) => [entry.id, entry] as const));
+  const chosen = new Set<string>();
+  for (const id of ids) {
+    const entry = byId.get(id);
+    if (!entry) continue;
+    const owner = entry.type === 'assistant' ? entry : ownerOf.get(entry.id);
+    chosen.add(entry.id);
+    if (!owner) continue;
+    chosen.add(owner.id);
+    for (const result of steps.get(owner) ?? []) chosen.add(result.id);
+  }
+  return messages.filter((entry) => chosen.has(entry.id)).map((entry) => entry.id);
+}
+
+/** What a /drop argument names: turns (a range), one tool step, the last turn, or undoing the latest drop. */
+export type DropTarget = { kind: 'list' } | { kind: 'undo' } | { kind: 'turns'; from: number; to: number } | { kind: 'step'; number: string };
+
+/** Parses "3", "2-4", "last", "3.2", "undo" or nothing; a message when it names nothing there is. */
+export function parseDropTarget(text: string, turns: readonly ContextTurn[]): DropTarget | { error: string } {
+  const argument = text.trim().toLowerCase().replace(/[–—]/g, '-');
+  if (argument === '' || argument === 'list') return { kind: 'list' };
+  if (argument === 'undo') return { kind: 'undo' };
+  const count = turns.length;
+  const available = count === 0 ? 'there are no turns in the context yet' : `the context has turns 1–${count}`;
+  if (argument === 'last') {
+    if (count === 0) return { error: `Nothing to drop: ${available}.` };
+    return { kind: 'turns', from: count, to: count };
+  }
+  const step = /^(\d{1,9})\.(\d{1,9})$/.exec(argument);
+  if (step) {
+    const turn = turns[Number(step[1]) - 1];
+    if (!turn) return { error: `There is no turn ${step[1]}: ${available}.` };
+    if (!turn.steps.some((candidate) => candidate.number === argument)) {
+      return { error: turn.steps.length === 0 ? `Turn ${turn.number} has no tool steps.` : `Turn ${turn.number} has tool steps ${turn.number}.1–${turn.number}.${turn.steps.length}; there is no step ${argument}.` };
+    }
+    return { kind: 'step', number: argument };
+  }
+  const range = /^(\d{1,9})(?:\s*-\s*(\d{1,9}))?$/.exec(argument);
+  if (!range) return { error: `"${text.trim()}" is not something /drop understands. Use a turn number (3), a range (2-4), a tool step (3.2), "last" or "undo"; /drop alone lists the turns.` };
+  const from = Number(range[1]);
+  const to = range[2] === undefined ? from : Number(range[2]);
+  if (from < 1 || to < from) return { error: `"${text.trim()}" is not a valid range: give the first turn, then a later or equal one (e.g. 2-4).` };
+  if (to > count) return { error: `There is no turn ${to}: ${available}.` };
+  return { kind: 'turns', from, to };
+}
+
+function requestLine(text: string, max = 60): string {
+  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * What the ids are, in words that stay true after the turns are renumbered (the summary names it by this):
+ * the requests of the dropped turns, or the tools of a dropped step, and how many messages.
+ */
+export function describeDropped(path: readonly SessionEntry[], ids: readonly string[]): string {
+  const wanted = new Set(ids);
+  const entries = path.filter((entry): entry is MessageEntry => isMessageEntry(entry) && wanted.has(entry.id));
+  const requests = entries.flatMap((entry) => (entry.type === 'user' && !entry.synthetic ? [requestLine(entry.text)] : []));
+  const messages = `${entries.length} message${entries.length === 1 ? '' : 's'}`;
+  if (requests.length === 1) return `the turn "${requests[0]}" (${messages})`;
+  if (requests.length > 1) return `${requests.length} turns from "${requests[0]}" to "${requests.at(-1)}" (${messages})`;
+  const tools = [...new Set(entries.flatMap((entry) => (entry.type === 'assistant' ? entry.toolCalls.map((call) => call.name) : [])))];
+  return tools.length > 0 ? `a ${tools.join(', ')} step (${messages})` : messages;
+}
+
+/**
+ * What was dropped on purpose among the path's entries up to `end` (an index), one line each, in words that
+ * stay true after turns are renumbered: what later summaries say was left out by the person.
+ */
+export function droppedParts(path: readonly SessionEntry[], end: number): string[] {
+  const dropped = droppedEntryIds(path);
+  const index = new Map(path.map((entry, at) => [entry.id, at] as const));
+  const parts: string[] = [];
+  for (const entry of path) {
+    if (entry.type !== 'drop' || !entry.dropped) continue;
+    const still = entry.entryIds.filter((id) => dropped.has(id) && (index.get(id) ?? Number.POSITIVE_INFINITY) <= end);
+    if (still.length > 0) parts.push(describeDropped(path, still));
+  }
+  return parts;
+}
