@@ -131,6 +131,24 @@ describe('planCompaction', () => {
     expectValidCut(b.path(), plan, options);
   });
 
+  it('never summarizes only the request of the turn it splits (that request is carried verbatim anyway)', () => {
+    // One request answered by one assistant message with six tool calls: the only cut inside the turn would sit
+    // right after the request, so the summary would hold nothing but a request that is sent again as it is.
+    const b = new PathBuilder();
+    b.user('u0');
+    b.assistant('a0', ['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    for (let call = 0; call < 6; call++) b.tool(`t${call}`, `c${call}`);
+    const sizes = Object.fromEntries(b.entries.map((entry) => [entry.id, entry.type === 'toolResult' ? 2000 : 300]));
+    expect(planCompaction(b.path(), counts(sizes), cutOptions(3_000, 100_000))).toBeNull();
+    // With a second step in the turn, the cut moves to that step and the first step is what gets summarized.
+    b.assistant('a1', ['c6']);
+    b.tool('t6', 'c6');
+    Object.assign(sizes, { a1: 300, t6: 2000 });
+    const plan = planCompaction(b.path(), counts(sizes), cutOptions(3_000, 100_000))!;
+    expect(plan.firstKeptEntryId).toBe('a1');
+    expect(plan.summarizeEntryIds).toEqual(['u0', 'a0', 't0', 't1', 't2', 't3', 't4', 't5']);
+  });
+
   it('never crosses the previous compaction and returns null when nothing can be cut', () => {
     const b = new PathBuilder();
     b.user('u0');

@@ -103,7 +103,9 @@ function chooseCut(messages: readonly MessageEntry[], suffix: readonly number[],
   const turnTokens = (suffix[Math.max(0, turnStart)] ?? 0) - (suffix[turnEnd] ?? 0);
   const startIsCut = turnStart >= 1 && valid[turnStart] === true;
   if (startIsCut && turnTokens <= keep) return turnStart;
-  for (let j = threshold; j > Math.max(turnStart, 0); j--) {
+  // A cut right after the turn's request would summarize nothing but that request, which is carried verbatim
+  // anyway: the summary would only add tokens. Such a cut is never chosen inside a turn.
+  for (let j = threshold; j > Math.max(turnStart + 1, 0); j--) {
     if (messages[j]?.type === 'assistant' && valid[j]) return j;
   }
   if (startIsCut) return turnStart;
