@@ -2,10 +2,10 @@
 import * as vscode from 'vscode';
 import { modelSummarizer } from './core/compaction/modelSummarizer';
 import { pathUsage } from './core/views/usageView';
-import type { ConfirmChange } from './core/tools/workspaceAccess';
 import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';
-import { changeConfirmation } from './vscode/changeConfirmation';
+import { changeConfirmation, type ChatConfirmChange } from './vscode/changeConfirmation';
+import { PendingConfirmations, registerConfirmationTools } from './vscode/confirmationTools';
 import { registerChatParticipant } from './vscode/chatParticipant';
 import { ChatReplies } from './vscode/chatReplies';
 import { CompactionPanel, PANEL_VIEW_TYPE } from './vscode/compactionPanel';
@@ -46,8 +46,10 @@ export interface ExtensionApi {
   activation: ActivationTiming;
   /** What the latest @agent replies showed in the Chat view. */
   replies: ChatReplies;
-  /** What the agent's writes, edits and commands ask before they happen (a diff for file changes). */
-  confirmChange: ConfirmChange;
+  /** What the agent's writes, edits and commands ask before they happen (a diff for file changes; inline in the chat with a request's token). */
+  confirmChange: ChatConfirmChange;
+  /** The inline chat confirmations asked and not yet answered. */
+  pendingConfirmations: PendingConfirmations;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -73,7 +75,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const statusBar = new StatusBarController();
   const replies = new ChatReplies();
   const proposed = new ProposedContent();
-  const confirmChange = changeConfirmation(configuration, proposed);
+  const pendingConfirmations = new PendingConfirmations();
+  const confirmChange = changeConfirmation(configuration, proposed, pendingConfirmations);
   const pendingImages = new PendingImages();
   const terminal = new TerminalRunner();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
@@ -98,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
     modelProvider,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
+    ...registerConfirmationTools(),
     registerChatParticipant({ extensionUri: context.extensionUri, sessions, endpoint, configuration, review, logger, showPanel, replies, confirmChange, pendingImages, terminal }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
     new ContextKeys(sessions, endpoint, keys),
@@ -118,7 +122,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const done = performance.now();
   const activation = { totalMs: done - moduleLoadedAt, activateMs: done - activateStarted };
   logger.info(`Compaction Agent activated in ${activation.activateMs.toFixed(1)} ms.`);
-  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange };
+  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange, pendingConfirmations };
 }
 
 export function deactivate(): void {
