@@ -60,7 +60,7 @@ describe('diff confirmation', () => {
   });
 
   it('shows an edit as a diff and resolves true when accepted', async () => {
-    const accepted = await answer({ kind: 'edit', path: file(), before: 'const a = 1;\nconst b = 2;\n', after: 'const a = 1;\nconst b = 3;\n' }, 'quickInput.last', 'workbench.action.acceptSelectedQuickOpenItem');
+    const accepted = await answer({ kind: 'edit', path: file(), before: 'const a = 1;\nconst b = 2;\n', after: 'const a = 1;\nconst b = 3;\n' }, 'workbench.action.focusQuickOpen', 'quickInput.last', 'workbench.action.acceptSelectedQuickOpenItem');
     assert.equal(accepted, true);
   });
 

@@ -1,4 +1,4 @@
-// The UI checks, in the order they run against one workbench (each builds on the session the previous ones left).
+// The UI checks, in the order they run against one workbench; `needs` names the checks whose session state a check builds on.
 import { workbenchLoads } from './checks/workbenchLoads.mjs';
 import { participantListed } from './checks/participantListed.mjs';
 import { setupFlow } from './checks/setupFlow.mjs';
@@ -16,7 +16,10 @@ import { fileAttachment } from './checks/fileAttachment.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
 
-/** Each check: { name, run({ page, shot, theme, dirs, server, endpoint }) } and throws on failure. */
+/**
+ * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
+ * after a failure (runUi.mjs reloads the window first) except those whose `needs` failed.
+ */
 export const CHECKS = [
   workbenchLoads,
   participantListed,
@@ -24,9 +27,9 @@ export const CHECKS = [
   modelPicker,
   chatStreams,
   budgetPanelOpens,
-  compactReview,
-  restoreBranch,
-  panelRestore,
+  { ...compactReview, needs: [chatStreams] },
+  { ...restoreBranch, needs: [compactReview] },
+  { ...panelRestore, needs: [compactReview] },
   checkpointRestore,
   reasoningCollapsed,
   diffConfirmation,
