@@ -67,16 +67,20 @@ function uiSettings(theme) {
   };
 }
 
+/** What the setup check configures through the guided setup, written directly (after its failure, or when it is not run). */
+function ensureEndpoint(dirs, endpoint) {
+  const settingsFile = path.join(dirs.userData, 'User/settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  if (settings['compactionAgent.endpoint.baseUrl']) return;
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'compactionAgent.endpoint.baseUrl': endpoint.url, 'compactionAgent.endpoint.model': TEXT.demoModel }, null, 2));
+}
+
 /**
  * A failed check may leave a dialog, a quick pick, the Settings editor or a half-typed input behind: reload the
  * window so the next check starts from a clean workbench, and give it the endpoint the setup check would have set.
  */
 async function recover({ page, dirs, endpoint }) {
-  const settingsFile = path.join(dirs.userData, 'User/settings.json');
-  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-  if (!settings['compactionAgent.endpoint.baseUrl']) {
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'compactionAgent.endpoint.baseUrl': endpoint.url, 'compactionAgent.endpoint.model': TEXT.demoModel }, null, 2));
-  }
+  ensureEndpoint(dirs, endpoint);
   await page.reload();
   await page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 });
   await page.locator(SELECTORS.budgetStatusItem).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
@@ -90,6 +94,7 @@ async function recover({ page, dirs, endpoint }) {
 async function runChecks(context) {
   const results = [];
   const failed = new Set();
+  if (!CHECKS.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
   for (const [index, check] of CHECKS.entries()) {
     const name = `[${context.theme}] ${check.name}`;
     const missing = (check.needs ?? []).filter((needed) => failed.has(needed.name));

@@ -14,6 +14,8 @@ export const SELECTORS = {
   quickInputRow: '.quick-input-widget .monaco-list-row',
   editorTab: '.tabs-container .tab',
   diffEditor: '.monaco-diff-editor',
+  // VS Code's inline tool confirmation in a chat response (Allow / Skip).
+  chatConfirmation: '.chat-confirmation-widget-container',
   // Inside the webview (media/panel*.ts render these).
   panelContent: '#budget-heading',
   budgetBar: '.budget-bar',
