@@ -95,6 +95,8 @@ async function runChecks(context) {
   const results = [];
   const failed = new Set();
   if (!CHECKS.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
+  // Run alone (AGENT_UI_ONLY), a check would start before the workbench has loaded.
+  if (ONLY.length > 0) await context.page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 }).then(() => context.page.waitForTimeout(3_000));
   for (const [index, check] of CHECKS.entries()) {
     const name = `[${context.theme}] ${check.name}`;
     const missing = (check.needs ?? []).filter((needed) => failed.has(needed.name));

@@ -16,6 +16,7 @@ export const SELECTORS = {
   diffEditor: '.monaco-diff-editor',
   // VS Code's inline tool confirmation in a chat response (Allow / Skip).
   chatConfirmation: '.chat-confirmation-widget-container',
+  button: '.monaco-button',
   // Inside the webview (media/panel*.ts render these).
   panelContent: '#budget-heading',
   budgetBar: '.budget-bar',

@@ -42,14 +42,16 @@ async function waitForReply(page, before, pattern) {
 /** The diff tab and the chat's inline confirmation are both up; returns the confirmation's Allow and Skip buttons. */
 async function waitForDiff(page) {
   await page.locator(SELECTORS.diffEditor).first().waitFor({ timeout: 30_000 });
-  const confirmation = page.locator(SELECTORS.chatConfirmation, { hasText: 'slugify.mjs' }).last();
+  // VS Code docks the pending confirmation above the chat input: its title is our prepareInvocation's.
+  const confirmation = page.locator(`${SELECTORS.chatConfirmation}:visible`, { hasText: 'Edit src/slugify.mjs?' }).last();
   await confirmation.waitFor({ timeout: 30_000 });
   if (await page.locator(SELECTORS.quickInputRow, { hasText: 'Accept' }).first().isVisible().catch(() => false)) {
     throw new Error('the old Accept / Reject quick pick opened beside the inline confirmation');
   }
   return {
-    accept: confirmation.getByRole('button', { name: /^Allow( Once)?$/ }).first(),
-    reject: confirmation.getByRole('button', { name: 'Skip', exact: true }).first(),
+    // The primary button is "Allow" or "Allow in this Session", as VS Code decides for an extension's tool.
+    accept: confirmation.locator(SELECTORS.button, { hasText: /^\s*Allow/ }).first(),
+    reject: confirmation.locator(SELECTORS.button, { hasText: /^\s*Skip\s*$/ }).first(),
   };
 }
 
