@@ -15,6 +15,7 @@ import { costLine } from './checks/costLine.mjs';
 import { fileAttachment } from './checks/fileAttachment.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
+import { demoScenario } from './checks/demoScenario.mjs';
 
 /**
  * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
@@ -38,3 +39,6 @@ export const CHECKS = [
   settingsUiChangesBehaviour,
   hostileContent,
 ];
+
+/** Run in a workbench of their own, set up as `npm start` sets up the demo: default settings and the demo endpoint. */
+export const DEMO_CHECKS = [workbenchLoads, demoScenario];

@@ -1,6 +1,7 @@
 // UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server, points it at the scripted
 // endpoint and drives it with chromium, in each colour theme.
-// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words
+// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words,
+// AGENT_UI_NO_DEMO=1 (skip the demo workbench: the README demo with default settings)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,14 +9,16 @@ import * as esbuild from 'esbuild';
 import { ROOT, ensureInstalled, installVsix, makeRunDirs, removeRunDirs, startCodeServer, stopCodeServer, workbenchUrl } from '../harness/codeServer.mjs';
 import { launchChromium, screenshot, SCREENSHOT_DIR } from '../harness/browser.mjs';
 import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoint.mjs';
-import { CHECKS as ALL_CHECKS } from './checkRegistry.mjs';
+import { CHECKS as ALL_CHECKS, DEMO_CHECKS as ALL_DEMO_CHECKS } from './checkRegistry.mjs';
 import { SELECTORS, TEXT, THEMES } from './selectors.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
 
 /** AGENT_UI_ONLY=setup,attached runs only the checks whose names contain one of the words (to iterate on a few). */
 const ONLY = (process.env.AGENT_UI_ONLY ?? '').split(',').map((word) => word.trim()).filter(Boolean);
-const CHECKS = ONLY.length === 0 ? ALL_CHECKS : ALL_CHECKS.filter((check) => ONLY.some((word) => check.name.includes(word)));
+const only = (checks) => (ONLY.length === 0 ? checks : checks.filter((check) => ONLY.some((word) => check.name.includes(word))));
+const CHECKS = only(ALL_CHECKS);
+const DEMO_CHECKS = only(ALL_DEMO_CHECKS);
 const SCENARIO = 'uiSession';
 
 /** README pictures: docs/screenshots/<name>.png ← test-results/screenshots/ui-<theme>-<shot>.png (with --readme-shots, when green). */
@@ -91,13 +94,13 @@ async function recover({ page, dirs, endpoint }) {
  * (recover); a check that builds on the state of another (check.needs) reports that one's failure instead of
  * timing out on a state that is not there.
  */
-async function runChecks(context) {
+async function runChecks(checks, context) {
   const results = [];
   const failed = new Set();
-  if (!CHECKS.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
+  if (!checks.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
   // Run alone (AGENT_UI_ONLY), a check would start before the workbench has loaded.
   if (ONLY.length > 0) await context.page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 }).then(() => context.page.waitForTimeout(3_000));
-  for (const [index, check] of CHECKS.entries()) {
+  for (const [index, check] of checks.entries()) {
     const name = `[${context.theme}] ${check.name}`;
     const missing = (check.needs ?? []).filter((needed) => failed.has(needed.name));
     if (missing.length > 0) {
@@ -123,11 +126,11 @@ async function runChecks(context) {
   return results;
 }
 
-/** Runs every registered check against one workbench in one colour theme; returns [{ name, ok }]. */
-async function runTheme(theme) {
-  const endpoint = await startScriptedEndpoint(SCENARIO);
+/** One workbench: its endpoint scenario, its settings and its checks; returns [{ name, ok }]. */
+async function runWorkbench({ label, scenario, settings, checks }) {
+  const endpoint = await startScriptedEndpoint(scenario);
   if (!endpoint) throw new Error(`the scripted endpoint was not built (${ENDPOINT_MAIN})`);
-  const dirs = makeRunDirs(`ui-${theme}`, { settings: uiSettings(theme) });
+  const dirs = makeRunDirs(`ui-${label}`, { settings: settings(endpoint) });
   let results = [];
   let server, browser;
   try {
@@ -136,15 +139,30 @@ async function runTheme(theme) {
     browser = await launchChromium(dirs);
     const { page } = browser;
     await page.goto(workbenchUrl(server, dirs.workspace));
-    const shot = (name) => screenshot(page, `ui-${theme}-${name}`);
-    results = await runChecks({ page, shot, theme, dirs, server, endpoint });
+    const shot = (name) => screenshot(page, `ui-${label}-${name}`);
+    results = await runChecks(checks, { page, shot, theme: label, dirs, server, endpoint });
   } finally {
     await browser?.context.close().catch(() => undefined);
     await stopCodeServer(server);
     endpoint.stop();
   }
-  removeRunDirs(dirs, { failed: results.length < CHECKS.length || results.some((result) => !result.ok) });
+  removeRunDirs(dirs, { failed: results.length < checks.length || results.some((result) => !result.ok) });
   return results;
+}
+
+/** Every registered check against one workbench in one colour theme. */
+function runTheme(theme) {
+  return runWorkbench({ label: theme, scenario: SCENARIO, settings: () => uiSettings(theme), checks: CHECKS });
+}
+
+/** The README's demo as `npm start` sets it up: the demo endpoint and nothing else configured (default settings). */
+function runDemo() {
+  const settings = (endpoint) => ({
+    'workbench.colorTheme': THEMES.dark,
+    'compactionAgent.endpoint.baseUrl': endpoint.url,
+    'compactionAgent.endpoint.model': TEXT.demoModel,
+  });
+  return runWorkbench({ label: 'demo', scenario: 'demoSession', settings, checks: DEMO_CHECKS });
 }
 
 function copyReadmeShots(themes) {
@@ -166,7 +184,8 @@ async function main() {
   await buildScriptedEndpoint();
   ensureInstalled();
   const results = [];
-  for (const theme of themes) results.push(...(await runTheme(theme)));
+  for (const theme of themes) if (CHECKS.length > 0) results.push(...(await runTheme(theme)));
+  if (DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO) results.push(...(await runDemo()));
   const passed = results.filter((result) => result.ok).length;
   const green = results.length > 0 && passed === results.length;
   if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
