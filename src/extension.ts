@@ -114,6 +114,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       },
     }),
   );
+  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent.
+  updateStatusBar();
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
   void vscode.lm.selectChatModels({ vendor: VENDOR }).then(
     (models) => logger.info(`Endpoint models: ${models.map((model) => model.id).join(', ') || 'none'}`),

@@ -16,6 +16,7 @@ import { fileAttachment } from './checks/fileAttachment.mjs';
 import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.mjs';
 import { hostileContent } from './checks/hostileContent.mjs';
 import { demoScenario } from './checks/demoScenario.mjs';
+import { firstView } from './checks/firstView.mjs';
 
 /**
  * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
@@ -23,6 +24,7 @@ import { demoScenario } from './checks/demoScenario.mjs';
  */
 export const CHECKS = [
   workbenchLoads,
+  firstView,
   participantListed,
   setupFlow,
   modelPicker,

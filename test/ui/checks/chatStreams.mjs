@@ -16,7 +16,8 @@ export const chatStreams = {
     const statusTexts = [];
     const sample = async () => {
       const text = await budgetStatusText(page);
-      if (text && statusTexts.at(-1) !== text) statusTexts.push(text);
+      // Before the session's first figures the item says "no session yet": only budget figures count here.
+      if (text && /%/.test(text) && statusTexts.at(-1) !== text) statusTexts.push(text);
     };
     await clearRecordedRequests(endpoint);
     const first = await sendChat(page, `${TEXT.participant} ${FIRST_TURN}`, { until: DONE, onPoll: sample });

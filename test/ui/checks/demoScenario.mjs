@@ -7,7 +7,7 @@ import { runCommand, typeInChat } from '../workbench.mjs';
 
 /** What the README tells a newcomer to type, in order (test/support/scenarios/demoSession.ts answers them). */
 export const DEMO_TURNS = [
-  { ask: 'the slugify test fails, please fix it', done: /Fixed: `slugify` now trims/ },
+  { ask: 'the slugify test fails, please fix it', done: /Fixed: `?slugify`? now trims/ },
   { ask: 'now check the docs for other slug rules we break', done: /The docs list four rules/ },
   { ask: 'run the tests again', done: /All tests pass/ },
 ];

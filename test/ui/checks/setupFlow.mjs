@@ -49,7 +49,8 @@ export const setupFlow = {
     const statusTexts = [];
     const sample = async () => {
       const text = await budgetStatusText(page);
-      if (text && statusTexts.at(-1) !== text) statusTexts.push(text);
+      // Before the session's first figures the item says "no session yet": only budget figures count here.
+      if (text && /%/.test(text) && statusTexts.at(-1) !== text) statusTexts.push(text);
     };
     const answer = await sendChat(page, `${TEXT.participant} ${SETUP_TURN}`, { until: /Done with request/, onPoll: sample });
     await sample();
