@@ -50,7 +50,8 @@ type Plan = (call: (name: string, args: Record<string, unknown>) => ScriptedTool
 const fixPlan: Plan = (call, outputs) => [
   toolCalls([call('read_file', { path: 'test/slugify.test.mjs' }), call('read_file', { path: 'src/slugify.mjs' })], { text: say('Reading the failing test and the code it exercises.') }),
   toolCalls([call('read_file', { path: 'docs/slug-rules.md', startLine: 1, endLine: 140 })], { text: say('Reading the documented slug rules.') }),
-  toolCalls([call('search_text', { pattern: 'dash' })], { text: say('Searching for everything about dashes.') }),
+  toolCalls([call('read_file', { path: 'docs/slug-rules.md', startLine: 290, endLine: 436 })], { text: say('Reading the edge cases at the end of the docs.') }),
+  toolCalls([call('search_text', { pattern: 'slug' })], { text: say('Searching the workspace for every use of slugs.') }),
   toolCalls([call('run_command', { command: 'npm test 2>&1' })], { text: say('Running the tests to see the failure.') }),
   outputs.some((output) => output.includes(SLUGIFY_BUG))
     ? toolCalls([call('edit_file', { path: 'src/slugify.mjs', oldText: SLUGIFY_BUG, newText: SLUGIFY_FIX })], { text: say('Trailing dashes are never trimmed. Fixing the regular expression.') })

@@ -3,7 +3,7 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { lastResponse } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { budgetStatusText, findFrameWith } from '../webview.mjs';
-import { runCommand, typeInChat } from '../workbench.mjs';
+import { chatInput, runCommand, typeInChat } from '../workbench.mjs';
 
 /** What the README tells a newcomer to type, in order (test/support/scenarios/demoSession.ts answers them). */
 export const DEMO_TURNS = [
@@ -31,7 +31,7 @@ async function sendAllowing(page, text, done, timeoutMs = 120_000) {
       await allow.click().catch(() => undefined);
       allowed++;
     }
-    if (Date.now() > deadline) throw new Error(`no reply to "${text}" matched ${done}; last: "${newest.text.slice(0, 300)}"`);
+    if (Date.now() > deadline) throw new Error(`no reply to "${text}" matched ${done}; last: ${JSON.stringify(newest.text.slice(-600))}`);
     await page.waitForTimeout(250);
   }
 }
@@ -44,6 +44,9 @@ function percentOf(statusText) {
 export const demoScenario = {
   name: "the README's demo with default settings: the budget fills, old outputs are pruned, /compact is reviewed, applied and undone",
   async run({ page, shot, endpoint }) {
+    // A request sent before the picker has the endpoint's model gets "Language model unavailable".
+    await chatInput(page);
+    await page.locator(SELECTORS.chatInputPart, { hasText: TEXT.demoModel }).first().waitFor({ timeout: 60_000 });
     const budget = [await budgetStatusText(page)];
     const replies = [];
     for (const [index, turn] of DEMO_TURNS.entries()) {
