@@ -33,6 +33,10 @@ const README_SHOTS = {
   attachment: ['dark', '15b-file-answered'],
   cost: ['dark', '14-cost-line'],
   reasoning: ['light', '12-reasoning-line'],
+  // The README's demo (its own workbench, label "demo").
+  'demo-pruned': ['demo', 'demo-02-pruned'],
+  'demo-review': ['demo', 'demo-03-review'],
+  'demo-restore': ['demo', 'demo-05-restore-pick'],
 };
 
 function packageVsix() {
@@ -165,11 +169,11 @@ function runDemo() {
   return runWorkbench({ label: 'demo', scenario: 'demoSession', settings, checks: DEMO_CHECKS });
 }
 
-function copyReadmeShots(themes) {
+function copyReadmeShots(themes, ranDemo) {
   const target = path.join(ROOT, 'docs/screenshots');
   fs.mkdirSync(target, { recursive: true });
   for (const [name, [theme, shot]] of Object.entries(README_SHOTS)) {
-    if (!themes.includes(theme)) continue;
+    if (!themes.includes(theme) && !(theme === 'demo' && ranDemo)) continue;
     fs.copyFileSync(path.join(SCREENSHOT_DIR, `ui-${theme}-${shot}.png`), path.join(target, `${name}.png`));
     console.log(`ui: docs/screenshots/${name}.png ← ui-${theme}-${shot}.png`);
   }
@@ -188,7 +192,7 @@ async function main() {
   if (DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO) results.push(...(await runDemo()));
   const passed = results.filter((result) => result.ok).length;
   const green = results.length > 0 && passed === results.length;
-  if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
+  if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes, DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO);
   console.log(`ui: finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in test-results/screenshots/`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
   return green ? 0 : 1;

@@ -12,7 +12,7 @@ export const DEMO_TURNS = [
   { ask: 'run the tests again', done: /All tests pass/ },
 ];
 
-const PRUNE_NOTE = /Pruned \d+ old tool output\(s\)/;
+const PRUNE_NOTE = /pruned \d+ old tool output\(s\)/i;
 const PLACEHOLDER = /pruned from the context to save space/;
 
 /** Sends `text` and waits for `done`, allowing every inline confirmation on the way (a newcomer's defaults ask). */
