@@ -94,6 +94,9 @@ export const demoScenario = {
     await shot('demo-05-restore-pick');
     await row.click();
     await page.locator('.notifications-toasts', { hasText: 'Restored the full history' }).first().waitFor({ timeout: 30_000 });
+    // Lasting: the panel's branch has no compaction any more, and says automatic compaction waits for you.
+    const panel = await findFrameWith(page, SELECTORS.panelContent, 30_000);
+    await panel.getByText('paused on this restored branch').first().waitFor({ timeout: 30_000 });
     await shot('demo-06-restored');
   },
 };
