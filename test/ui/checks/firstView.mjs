@@ -1,4 +1,4 @@
-// UI check (issue 24): before any request the budget item is there and says so, and "Ask @agent" opens a chat addressed to @agent exactly once.
+// UI check (issue 24): before any request the budget item is there and says so; Ask @agent (palette, Chat title bar) addresses the chat to @agent exactly once.
 import { SELECTORS } from '../selectors.mjs';
 import { budgetStatusText } from '../webview.mjs';
 import { runCommand } from '../workbench.mjs';
@@ -16,8 +16,10 @@ export const firstView = {
       if (!status) await page.waitForTimeout(250);
     }
     if (!status || !/no session yet/.test(status)) throw new Error(`before any request the budget item shows "${status}"`);
+    // Once from the palette, once from the Chat view's title bar (the chat then already holds "@agent ").
     for (let round = 0; round < 2; round++) {
-      await runCommand(page, 'Compaction Agent: Ask @agent');
+      if (round === 0) await runCommand(page, 'Compaction Agent: Ask @agent');
+      else await page.locator(SELECTORS.askAgentTitleAction).first().click({ timeout: 15_000 });
       let text = '';
       for (let tries = 0; tries < 80 && !/@agent/.test(text); tries++) {
         await page.waitForTimeout(250);
