@@ -2,10 +2,10 @@
 import * as vscode from 'vscode';
 import { modelSummarizer } from './core/compaction/modelSummarizer';
 import { pathUsage } from './core/views/usageView';
-import type { ConfirmChange } from './core/tools/workspaceAccess';
 import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';
-import { changeConfirmation } from './vscode/changeConfirmation';
+import { changeConfirmation, type ChatConfirmChange } from './vscode/changeConfirmation';
+import { PendingConfirmations, registerConfirmationTools } from './vscode/confirmationTools';
 import { registerChatParticipant } from './vscode/chatParticipant';
 import { ChatReplies } from './vscode/chatReplies';
 import { CompactionPanel, PANEL_VIEW_TYPE } from './vscode/compactionPanel';
@@ -50,8 +50,10 @@ export interface ExtensionApi {
   activation: ActivationTiming;
   /** What the latest @agent replies showed in the Chat view. */
   replies: ChatReplies;
-  /** What the agent's writes, edits and commands ask before they happen (a diff for file changes). */
-  confirmChange: ConfirmChange;
+  /** What the agent's writes, edits and commands ask before they happen (a diff for file changes; inline in the chat with a request's token). */
+  confirmChange: ChatConfirmChange;
+  /** The inline chat confirmations asked and not yet answered. */
+  pendingConfirmations: PendingConfirmations;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -78,7 +80,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const statusBar = new StatusBarController();
   const replies = new ChatReplies();
   const proposed = new ProposedContent();
-  const confirmChange = changeConfirmation(configuration, proposed);
+  const pendingConfirmations = new PendingConfirmations();
+  const confirmChange = changeConfirmation(configuration, proposed, pendingConfirmations);
   const pendingImages = new PendingImages();
   const terminal = new TerminalRunner();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
@@ -103,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
     modelProvider,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, modelProvider),
+    ...registerConfirmationTools(),
     registerChatParticipant({
       extensionUri: context.extensionUri,
       sessions,
@@ -129,6 +133,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       },
     }),
   );
+  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent.
+  updateStatusBar();
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
   void vscode.lm.selectChatModels({ vendor: VENDOR }).then(
     (models) => logger.info(`Endpoint models: ${models.map((model) => model.id).join(', ') || 'none'}`),
@@ -137,7 +143,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const done = performance.now();
   const activation = { totalMs: done - moduleLoadedAt, activateMs: done - activateStarted };
   logger.info(`Compaction Agent activated in ${activation.activateMs.toFixed(1)} ms.`);
-  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange };
+  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange, pendingConfirmations };
 }
 
 export function deactivate(): void {

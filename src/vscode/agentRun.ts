@@ -19,13 +19,13 @@ import { functionName, ToolRegistry } from '../core/tools/toolRegistry';
 import type { UserAttachment, UserImage } from '../core/session/entries';
 import { imageDimensions, modelTakesImages } from '../core/context/userImages';
 import type { ExternalTool } from '../core/tools/toolTypes';
-import type { ConfirmChange } from '../core/tools/workspaceAccess';
 import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { ImageSource } from './chatAttachments';
 import type { PendingImages } from './pendingImages';
 import type { TerminalRunner } from './terminalRunner';
 import { readChatAttachments } from './chatAttachments';
+import type { ChatConfirmChange } from './changeConfirmation';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import { externalTools } from './externalTools';
@@ -48,8 +48,8 @@ export interface AgentRunInput {
   signal: AbortSignal;
   configuration: Configuration;
   review: CompactionReview;
-  /** Asked before a tool changes a file or runs a command. */
-  confirm: ConfirmChange;
+  /** Asked before a tool changes a file or runs a command (inline in this request's chat). */
+  confirm: ChatConfirmChange;
   /** Images queued by "Attach Image…", sent with this request. */
   pendingImages?: PendingImages;
   /** The visible "@agent" terminal, used when tools.runCommandsInTerminal is on. */
@@ -245,7 +245,8 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
         stream.markdown(`*${vscode.l10n.t("Offered {0} of {1} VS Code tools: all of them would take more than a quarter of this model's {2}-token prompt budget (compactionAgent.tools.includeVsCodeTools).", selection.chosen.length, optional.length, formatTokens(selection.limit * 4))}*\n\n`);
       }
     }
-    const workspace = vscodeWorkspaceAccess(input.confirm, configuration.settings.tools.runCommandsInTerminal ? input.terminal : undefined);
+    const confirm = input.confirm;
+    const workspace = vscodeWorkspaceAccess((change, aborted) => confirm(change, aborted, request.toolInvocationToken), configuration.settings.tools.runCommandsInTerminal ? input.terminal : undefined);
     // A repository's instruction files steer the model: only a trusted workspace gets to do that.
     const instructions = vscode.workspace.isTrusted ? await readInstructionFiles((file) => workspace.readFile(file)) : [];
     const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspace.roots(), instructions });

@@ -10,7 +10,7 @@ import type { ChatReplies } from './chatReplies';
 import { sessionIdFromHistory, threadLeafFromHistory, type AgentResultMetadata } from './chatThread';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
-import type { ConfirmChange } from '../core/tools/workspaceAccess';
+import type { ChatConfirmChange } from './changeConfirmation';
 import { threadBranchPoint } from '../core/session/threadBranch';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
@@ -35,7 +35,7 @@ export interface ParticipantDeps {
   /** Records what each reply showed (read back by the extension-host tests). */
   replies: ChatReplies;
   /** Asked before the agent's tools change files or run commands. */
-  confirmChange: ConfirmChange;
+  confirmChange: ChatConfirmChange;
   /** Images "Attach Image…" queued for the next request. */
   pendingImages: PendingImages;
   /** The visible "@agent" terminal for run_command (tools.runCommandsInTerminal). */

@@ -1,4 +1,4 @@
-// Shows a proposed file change in VS Code's diff editor and asks Accept or Reject; the diff tab closes afterwards.
+// Shows a proposed file change in VS Code's diff editor and asks (in the chat, or Reject/Accept outside one); the diff tab closes afterwards.
 import * as vscode from 'vscode';
 import { diffLines, diffStats } from '../shared/lineDiff';
 import type { ProposedContent } from './proposedContent';
@@ -20,11 +20,16 @@ function fileName(path: string): string {
   return path.split(/[\\/]/).pop() || 'file';
 }
 
+/** Asks about the change shown in the diff: relative path, verb, "+3 −1 lines"; true when allowed. */
+export type AskAboutChange = (question: { relative: string; verb: FileChange['verb']; stats: string }, signal: AbortSignal | undefined) => Promise<boolean>;
+
 /**
- * A quick pick rather than a notification: it stays open while the person scrolls the diff (ignoreFocusOut),
- * Escape rejects, and a cancelled request can take it away.
+ * Outside a chat request (no inline confirmation to show): a quick pick rather than a notification, it stays open
+ * while the person scrolls the diff (ignoreFocusOut). Reject comes first, so a stray Enter or Escape rejects, and a
+ * cancelled request can take it away.
  */
-function askAcceptReject(title: string, stats: string, signal: AbortSignal | undefined): Promise<boolean> {
+export const askAcceptReject: AskAboutChange = ({ relative, verb, stats }, signal) => {
+  const title = vscode.l10n.t('@agent wants to {0} {1}', verb, relative);
   return new Promise((resolve) => {
     // Cancelled while the diff was opening: an aborted signal never fires 'abort' again.
     if (signal?.aborted) {
@@ -33,10 +38,10 @@ function askAcceptReject(title: string, stats: string, signal: AbortSignal | und
     }
     const pick = vscode.window.createQuickPick<Choice>();
     pick.title = title;
-    pick.placeholder = 'Review the change in the diff editor, then accept or reject it (Escape rejects)';
+    pick.placeholder = vscode.l10n.t('Review the change in the diff editor, then accept or reject it (Escape rejects)');
     pick.items = [
-      { label: '$(check) Accept', description: stats, accept: true },
-      { label: '$(close) Reject', description: '@agent is told you declined', accept: false },
+      { label: `$(close) ${vscode.l10n.t('Reject')}`, description: vscode.l10n.t('@agent is told you declined'), accept: false },
+      { label: `$(check) ${vscode.l10n.t('Accept')}`, description: stats, accept: true },
     ];
     pick.ignoreFocusOut = true;
     let settled = false;
@@ -53,7 +58,7 @@ function askAcceptReject(title: string, stats: string, signal: AbortSignal | und
     signal?.addEventListener('abort', onAbort, { once: true });
     pick.show();
   });
-}
+};
 
 async function closeDiff(proposed: vscode.Uri): Promise<void> {
   const target = proposed.toString();
@@ -63,8 +68,8 @@ async function closeDiff(proposed: vscode.Uri): Promise<void> {
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }
 
-/** Resolves true when the person accepted the change; false when they rejected it or the request was cancelled. */
-export async function reviewInDiff(change: FileChange, documents: ProposedContent, signal?: AbortSignal): Promise<boolean> {
+/** Resolves true when the person allowed the change; false when they rejected or skipped it or the request was cancelled. */
+export async function reviewInDiff(change: FileChange, documents: ProposedContent, ask: AskAboutChange, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return false;
   const relative = vscode.workspace.asRelativePath(change.path);
   const pair = documents.hold(fileName(change.path), change.before, change.after);
@@ -73,7 +78,7 @@ export async function reviewInDiff(change: FileChange, documents: ProposedConten
   try {
     const side = change.verb === 'create' ? 'new file' : 'current ↔ proposed';
     await vscode.commands.executeCommand('vscode.diff', pair.current, pair.proposed, `${relative} (${side}, @agent)`, { preview: true });
-    return await askAcceptReject(`@agent wants to ${change.verb} ${relative}`, stats, signal);
+    return await ask({ relative, verb: change.verb, stats }, signal);
   } finally {
     await closeDiff(pair.proposed).catch(() => undefined);
     pair.dispose();

@@ -1,6 +1,7 @@
 // VS Code's own tools (vscode.lm.tools, MCP servers included) offered to the agent next to the built-in ones.
 import * as vscode from 'vscode';
 import type { ExternalTool } from '../core/tools/toolTypes';
+import { CONFIRMATION_TOOLS } from './confirmationTools';
 
 function resultText(result: vscode.LanguageModelToolResult): string {
   const parts: unknown[] = result.content;
@@ -9,9 +10,9 @@ function resultText(result: vscode.LanguageModelToolResult): string {
   return text.trim();
 }
 
-/** Every tool VS Code knows, invoked with the chat request's token so confirmations show in the chat. */
-export function externalTools(toolInvocationToken: vscode.ChatRequest['toolInvocationToken']): ExternalTool[] {
-  return vscode.lm.tools.map((info) => ({
+/** Every tool VS Code knows but our own confirmations, invoked with the chat request's token so confirmations show in the chat. */
+export function externalTools(toolInvocationToken?: vscode.ChatRequest['toolInvocationToken']): ExternalTool[] {
+  return vscode.lm.tools.filter((info) => !CONFIRMATION_TOOLS.includes(info.name)).map((info) => ({
     name: info.name,
     description: info.description,
     inputSchema: (info.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },

@@ -35,6 +35,7 @@ export interface CommandDeps {
 /** Every command id this module registers; the manifest is tested against it. */
 export const COMMAND_IDS = [
   'compactionAgent.showBudget',
+  'compactionAgent.askAgent',
   'compactionAgent.restorePreCompactionBranch',
   'compactionAgent.restoreCheckpoint',
   'compactionAgent.resumeAutoCompaction',
@@ -142,6 +143,10 @@ async function compactNow(deps: CommandDeps): Promise<void> {
 function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => Promise<void> | void> {
   return {
     'compactionAgent.showBudget': () => deps.showPanel(),
+    // The chat input gets exactly "@agent " (replacing what it held, so a sticky @agent is not doubled).
+    'compactionAgent.askAgent': async () => {
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
+    },
     'compactionAgent.restorePreCompactionBranch': (compactionId) => restorePreCompactionBranch(deps, compactionId),
     'compactionAgent.restoreCheckpoint': async (entryId, mode) => {
       const session = await requireSession(deps);

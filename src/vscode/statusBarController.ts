@@ -13,6 +13,7 @@ import { usageTooltipMarkdown } from '../shared/usageFormat';
 
 export const STATUS_BAR_ITEM_ID = 'compactionAgent.budget';
 export const SHOW_BUDGET_COMMAND = 'compactionAgent.showBudget';
+export const ASK_AGENT_COMMAND = 'compactionAgent.askAgent';
 
 const LEVEL_BACKGROUNDS = {
   normal: undefined,
@@ -36,18 +37,31 @@ export class StatusBarController implements vscode.Disposable {
     return this.item.text;
   }
 
-  /** Whether update() last showed the item (it hides without an active session). */
+  /** Whether update() last showed a session's budget (without a session the item says there is none yet). */
   get shown(): boolean {
     return this.isShown;
   }
 
-  /** Shows the budget of the active session (and its tokens and cost in the tooltip); undefined (no session) hides the item. */
+  /** Before the first @agent request: the item is there from the start, says so, and opens a chat addressed to @agent. */
+  showNoSession(): void {
+    this.item.text = `$(pie-chart) ${vscode.l10n.t('@agent: no session yet')}`;
+    const tooltip = new vscode.MarkdownString(vscode.l10n.t('**Context budget**: no @agent session yet. Click to open a chat addressed to `@agent`; after its first request this item shows how full the context is.'));
+    tooltip.isTrusted = false;
+    this.item.tooltip = tooltip;
+    this.item.command = ASK_AGENT_COMMAND;
+    this.item.backgroundColor = undefined;
+    this.item.accessibilityInformation = { label: vscode.l10n.t('Context budget: no @agent session yet. Opens a chat addressed to @agent.'), role: 'button' };
+    this.item.show();
+    this.isShown = false;
+  }
+
+  /** Shows the budget of the active session (and its tokens and cost in the tooltip); undefined (no session) says there is none yet. */
   update(budget: BudgetView | undefined, thresholds: BudgetThresholds, usage?: UsageFigures): void {
     if (!budget) {
-      this.item.hide();
-      this.isShown = false;
+      this.showNoSession();
       return;
     }
+    this.item.command = SHOW_BUDGET_COMMAND;
     this.item.text = budgetStatusText(budget);
     const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget) + (usage ? usageTooltipMarkdown(usage) : ''), true);
     tooltip.isTrusted = false;

@@ -79,7 +79,7 @@ export function vscodeWorkspaceAccess(confirm: ConfirmChange, terminal?: Termina
     if (!vscode.workspace.isTrusted) throw new WorkspaceRefusal(`Refused to ${what}: the workspace is not trusted (Restricted Mode).`);
   };
   const confirmed = async (allowed: Promise<boolean>, what: string): Promise<void> => {
-    if (!(await allowed)) throw new WorkspaceRefusal(`The user declined to ${what}.`);
+    if (!(await allowed)) throw new WorkspaceRefusal(`The user declined to ${what} (skipped it when asked); nothing was changed.`);
   };
   /** Files matching the glob, at most `limit` before the exclude settings (and for a search, .gitignore) filter them. */
   const findUris = async (glob: string, limit: number, ignores: WorkspaceIgnores, signal?: AbortSignal): Promise<vscode.Uri[]> => {

@@ -1,5 +1,6 @@
 // `npm start`: the extension loaded from source in a throwaway profile and a copy of the sample workspace (desktop `code` or code-server).
-// Usage: node test/harness/start.mjs [--demo]   (--demo also starts the scripted endpoint and points the settings at it)
+// Usage: node test/harness/start.mjs [--no-demo]   Nothing is configured in that profile, so by default the scripted demo
+// endpoint is started and the profile points at it; --no-demo (or AGENT_NO_DEMO=1) opens it with no endpoint at all.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,19 +29,26 @@ function onPath(command) {
   });
 }
 
-/** Settings that point the extension at the scripted endpoint (demo mode). */
+/**
+ * Settings that point the extension at the scripted demo endpoint: only its URL and model. Everything else keeps
+ * the extension's defaults; the endpoint lists its model with a small window, which is what makes the budget fill.
+ */
 function demoSettings(endpoint) {
   if (!endpoint) return {};
-  // A small window so pruning and compaction happen within a few requests, where you can watch them.
   return {
     'compactionAgent.endpoint.baseUrl': endpoint.url,
     'compactionAgent.endpoint.model': 'demo-model',
-    'compactionAgent.context.windowTokens': 20000,
-    'compactionAgent.compaction.keepRecentTokens': 4000,
-    'compactionAgent.pruning.protectTokens': 4000,
-    'compactionAgent.pruning.minimumTokens': 1000,
-    'compactionAgent.tools.includeVsCodeTools': false,
   };
+}
+
+function printDemoBanner(endpoint) {
+  console.log(`\nstart: DEMO MODE: @agent talks to the scripted demo endpoint at ${endpoint.url} (replies say [demo endpoint]; no model, no key).`);
+  console.log('start: in the Chat view ask, one after the other:');
+  console.log('         @agent the slugify test fails, please fix it');
+  console.log('         @agent now check the docs for other slug rules we break');
+  console.log('         @agent run the tests again');
+  console.log('         @agent /compact');
+  console.log('start: to use a real server instead, run "Compaction Agent: Set Up Endpoint" in the workbench (or npm start -- --no-demo).\n');
 }
 
 /** Resolves on Ctrl+C or SIGTERM. */
@@ -87,10 +95,11 @@ async function startBrowser(settings) {
 }
 
 async function main() {
-  const demo = process.argv.includes('--demo');
+  const demo = !process.argv.includes('--no-demo') && !process.env.AGENT_NO_DEMO;
   execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  const endpoint = demo ? await startScriptedEndpoint('codingSession') : undefined;
-  if (demo) console.log(endpoint ? `start: scripted endpoint at ${endpoint.url}` : 'start: no scripted endpoint built (dist-test/support/scriptedEndpointMain.js); demo settings skipped');
+  const endpoint = demo ? await startScriptedEndpoint('demoSession') : undefined;
+  if (endpoint) printDemoBanner(endpoint);
+  else if (demo) console.log('start: no scripted endpoint built (dist-test/support/scriptedEndpointMain.js): opening with nothing configured');
   try {
     const settings = demoSettings(endpoint);
     if (onPath('code')) await startDesktop(settings, endpoint !== undefined);

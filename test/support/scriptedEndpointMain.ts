@@ -1,11 +1,17 @@
 // Runs the scripted endpoint as a demo process: `scriptedEndpointMain <scenario> [port]`, prints the base URL.
 import { startScriptedEndpoint } from './scriptedEndpoint';
-import type { Script } from './scriptedEndpoint';
+import type { Script, ScriptedEndpointOptions } from './scriptedEndpoint';
 import { codingSession } from './scenarios/codingSession';
+import { DEMO_MODEL, DEMO_WINDOW, demoSession } from './scenarios/demoSession';
 import { uiSession } from './scenarios/uiSession';
 
 /** Scenarios by name; a static table so a bundler can include them. */
-const SCENARIOS: Record<string, Script> = { codingSession, uiSession };
+const SCENARIOS: Record<string, Script> = { codingSession, uiSession, demoSession };
+
+/** The demo lists its model with its own small window, so the extension's default settings fill it within three requests. */
+const OPTIONS: Record<string, ScriptedEndpointOptions> = {
+  demoSession: { model: DEMO_MODEL, models: [{ id: DEMO_MODEL, object: 'model', created: 0, owned_by: 'scripted demo endpoint', context_length: DEMO_WINDOW }] },
+};
 
 async function main(argv: string[]): Promise<void> {
   const [name = 'codingSession', portText = '0'] = argv;
@@ -16,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const endpoint = await startScriptedEndpoint(script, { port });
+  const endpoint = await startScriptedEndpoint(script, { ...OPTIONS[name], port });
   console.log(`scripted demo endpoint (${name}) listening at ${endpoint.url}`);
   const stop = (): void => {
     endpoint.close().then(

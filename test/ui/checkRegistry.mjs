@@ -1,4 +1,4 @@
-// The UI checks, in the order they run against one workbench (each builds on the session the previous ones left).
+// The UI checks, in the order they run against one workbench; `needs` names the checks whose session state a check builds on.
 import { workbenchLoads } from './checks/workbenchLoads.mjs';
 import { participantListed } from './checks/participantListed.mjs';
 import { setupFlow } from './checks/setupFlow.mjs';
@@ -18,18 +18,24 @@ import { settingsUiChangesBehaviour } from './checks/settingsUiChangesBehaviour.
 import { hostileContent } from './checks/hostileContent.mjs';
 import { panelDrop } from './checks/panelDrop.mjs';
 import { panelHandoff } from './checks/panelHandoff.mjs';
+import { demoScenario } from './checks/demoScenario.mjs';
+import { firstView } from './checks/firstView.mjs';
 
-/** Each check: { name, run({ page, shot, theme, dirs, server, endpoint }) } and throws on failure. */
+/**
+ * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
+ * after a failure (runUi.mjs reloads the window first) except those whose `needs` failed.
+ */
 export const CHECKS = [
   workbenchLoads,
+  firstView,
   participantListed,
   setupFlow,
   modelPicker,
   chatStreams,
   budgetPanelOpens,
-  compactReview,
-  restoreBranch,
-  panelRestore,
+  { ...compactReview, needs: [chatStreams] },
+  { ...restoreBranch, needs: [compactReview] },
+  { ...panelRestore, needs: [compactReview] },
   checkpointRestore,
   reasoningCollapsed,
   delegatedSubtask,
@@ -41,3 +47,6 @@ export const CHECKS = [
   panelDrop,
   panelHandoff,
 ];
+
+/** Run in a workbench of their own, set up as `npm start` sets up the demo: default settings and the demo endpoint. */
+export const DEMO_CHECKS = [workbenchLoads, demoScenario];

@@ -1,6 +1,7 @@
 // UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server, points it at the scripted
 // endpoint and drives it with chromium, in each colour theme.
-// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words
+// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words,
+// AGENT_UI_NO_DEMO=1 (skip the demo workbench: the README demo with default settings)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,14 +9,17 @@ import * as esbuild from 'esbuild';
 import { ROOT, ensureInstalled, installVsix, makeRunDirs, removeRunDirs, startCodeServer, stopCodeServer, workbenchUrl } from '../harness/codeServer.mjs';
 import { launchChromium, screenshot, SCREENSHOT_DIR } from '../harness/browser.mjs';
 import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoint.mjs';
-import { CHECKS as ALL_CHECKS } from './checkRegistry.mjs';
-import { THEMES } from './selectors.mjs';
+import { CHECKS as ALL_CHECKS, DEMO_CHECKS as ALL_DEMO_CHECKS } from './checkRegistry.mjs';
+import { SELECTORS, TEXT, THEMES } from './selectors.mjs';
+import { chatInput } from './workbench.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
 
 /** AGENT_UI_ONLY=setup,attached runs only the checks whose names contain one of the words (to iterate on a few). */
 const ONLY = (process.env.AGENT_UI_ONLY ?? '').split(',').map((word) => word.trim()).filter(Boolean);
-const CHECKS = ONLY.length === 0 ? ALL_CHECKS : ALL_CHECKS.filter((check) => ONLY.some((word) => check.name.includes(word)));
+const only = (checks) => (ONLY.length === 0 ? checks : checks.filter((check) => ONLY.some((word) => check.name.includes(word))));
+const CHECKS = only(ALL_CHECKS);
+const DEMO_CHECKS = only(ALL_DEMO_CHECKS);
 const SCENARIO = 'uiSession';
 
 /** README pictures: docs/screenshots/<name>.png ← test-results/screenshots/ui-<theme>-<shot>.png (with --readme-shots, when green). */
@@ -33,6 +37,10 @@ const README_SHOTS = {
   delegate: ['dark', '16-delegated-subtask'],
   drop: ['light', '16a-drop-measured'],
   handoff: ['light', '17a-handoff-review'],
+  // The README's demo (its own workbench, label "demo").
+  'demo-pruned': ['demo', 'demo-02-pruned'],
+  'demo-review': ['demo', 'demo-03-review'],
+  'demo-restore': ['demo', 'demo-05-restore-pick'],
 };
 
 function packageVsix() {
@@ -70,15 +78,53 @@ function uiSettings(theme) {
   };
 }
 
-async function runChecks(context) {
+/** What the setup check configures through the guided setup, written directly (after its failure, or when it is not run). */
+function ensureEndpoint(dirs, endpoint) {
+  const settingsFile = path.join(dirs.userData, 'User/settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  if (settings['compactionAgent.endpoint.baseUrl']) return;
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'compactionAgent.endpoint.baseUrl': endpoint.url, 'compactionAgent.endpoint.model': TEXT.demoModel }, null, 2));
+}
+
+/**
+ * A failed check may leave a dialog, a quick pick, the Settings editor or a half-typed input behind: reload the
+ * window so the next check starts from a clean workbench, and give it the endpoint the setup check would have set.
+ */
+async function recover({ page, dirs, endpoint }) {
+  ensureEndpoint(dirs, endpoint);
+  await page.reload();
+  await page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 });
+  await page.locator(SELECTORS.budgetStatusItem).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
+  await pickDemoModel(page);
+}
+
+/** After a failed setup the chat may still have the "(set up an endpoint)" entry picked: pick the endpoint's model. */
+async function pickDemoModel(page) {
+  await chatInput(page);
+  const inputPart = page.locator(SELECTORS.chatInputPart).first();
+  if (await inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
+  await inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first().click();
+  await page.locator('.monaco-list-row, .action-widget .action-item', { hasText: TEXT.demoModel }).first().click({ timeout: 20_000 });
+}
+
+/**
+ * Every check runs: one failure never marks the others "not run". After a failure the window is reloaded
+ * (recover); a check that builds on the state of another (check.needs) reports that one's failure instead of
+ * timing out on a state that is not there.
+ */
+async function runChecks(checks, context) {
   const results = [];
-  let blocked;
-  for (const [index, check] of CHECKS.entries()) {
+  const failed = new Set();
+  if (!checks.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
+  // Run alone (AGENT_UI_ONLY), a check would start before the workbench has loaded.
+  if (ONLY.length > 0) await context.page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 }).then(() => context.page.waitForTimeout(3_000));
+  for (const [index, check] of checks.entries()) {
     const name = `[${context.theme}] ${check.name}`;
-    // The checks share one session; after a failure the later ones would only time out.
-    if (blocked) {
+    const missing = (check.needs ?? []).filter((needed) => failed.has(needed.name));
+    if (missing.length > 0) {
+      failed.add(check.name);
       results.push({ name, ok: false });
-      console.log(`  ✘ ${name}: not run (after the failure of "${blocked}")`);
+      console.log(`  ✘ ${name}: builds on "${missing.map((needed) => needed.name).join('", "')}", which failed`);
       continue;
     }
     const started = Date.now();
@@ -87,21 +133,22 @@ async function runChecks(context) {
       results.push({ name, ok: true });
       console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
     } catch (error) {
-      await context.shot(`fail-${String(index + 1).padStart(2, '0')}`);
+      await context.shot(`fail-${String(index + 1).padStart(2, '0')}`).catch(() => undefined);
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      failed.add(check.name);
       results.push({ name, ok: false });
       console.log(`  ✘ ${name}: ${message}`);
-      blocked = check.name;
+      await recover(context).catch((recoveryError) => console.log(`    (recovery after the failure: ${recoveryError instanceof Error ? recoveryError.message.split('\n')[0] : String(recoveryError)})`));
     }
   }
   return results;
 }
 
-/** Runs every registered check against one workbench in one colour theme; returns [{ name, ok }]. */
-async function runTheme(theme) {
-  const endpoint = await startScriptedEndpoint(SCENARIO);
+/** One workbench: its endpoint scenario, its settings and its checks; returns [{ name, ok }]. */
+async function runWorkbench({ label, scenario, settings, checks }) {
+  const endpoint = await startScriptedEndpoint(scenario);
   if (!endpoint) throw new Error(`the scripted endpoint was not built (${ENDPOINT_MAIN})`);
-  const dirs = makeRunDirs(`ui-${theme}`, { settings: uiSettings(theme) });
+  const dirs = makeRunDirs(`ui-${label}`, { settings: settings(endpoint) });
   let results = [];
   let server, browser;
   try {
@@ -110,22 +157,37 @@ async function runTheme(theme) {
     browser = await launchChromium(dirs);
     const { page } = browser;
     await page.goto(workbenchUrl(server, dirs.workspace));
-    const shot = (name) => screenshot(page, `ui-${theme}-${name}`);
-    results = await runChecks({ page, shot, theme, dirs, server, endpoint });
+    const shot = (name) => screenshot(page, `ui-${label}-${name}`);
+    results = await runChecks(checks, { page, shot, theme: label, dirs, server, endpoint });
   } finally {
     await browser?.context.close().catch(() => undefined);
     await stopCodeServer(server);
     endpoint.stop();
   }
-  removeRunDirs(dirs, { failed: results.length < CHECKS.length || results.some((result) => !result.ok) });
+  removeRunDirs(dirs, { failed: results.length < checks.length || results.some((result) => !result.ok) });
   return results;
 }
 
-function copyReadmeShots(themes) {
+/** Every registered check against one workbench in one colour theme. */
+function runTheme(theme) {
+  return runWorkbench({ label: theme, scenario: SCENARIO, settings: () => uiSettings(theme), checks: CHECKS });
+}
+
+/** The README's demo as `npm start` sets it up: the demo endpoint and nothing else configured (default settings). */
+function runDemo() {
+  const settings = (endpoint) => ({
+    'workbench.colorTheme': THEMES.dark,
+    'compactionAgent.endpoint.baseUrl': endpoint.url,
+    'compactionAgent.endpoint.model': TEXT.demoModel,
+  });
+  return runWorkbench({ label: 'demo', scenario: 'demoSession', settings, checks: DEMO_CHECKS });
+}
+
+function copyReadmeShots(themes, ranDemo) {
   const target = path.join(ROOT, 'docs/screenshots');
   fs.mkdirSync(target, { recursive: true });
   for (const [name, [theme, shot]] of Object.entries(README_SHOTS)) {
-    if (!themes.includes(theme)) continue;
+    if (!themes.includes(theme) && !(theme === 'demo' && ranDemo)) continue;
     fs.copyFileSync(path.join(SCREENSHOT_DIR, `ui-${theme}-${shot}.png`), path.join(target, `${name}.png`));
     console.log(`ui: docs/screenshots/${name}.png ← ui-${theme}-${shot}.png`);
   }
@@ -140,10 +202,11 @@ async function main() {
   await buildScriptedEndpoint();
   ensureInstalled();
   const results = [];
-  for (const theme of themes) results.push(...(await runTheme(theme)));
+  for (const theme of themes) if (CHECKS.length > 0) results.push(...(await runTheme(theme)));
+  if (DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO) results.push(...(await runDemo()));
   const passed = results.filter((result) => result.ok).length;
   const green = results.length > 0 && passed === results.length;
-  if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes);
+  if (green && ONLY.length === 0 && process.argv.includes('--readme-shots')) copyReadmeShots(themes, DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO);
   console.log(`ui: finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in test-results/screenshots/`);
   console.log(`${passed} passed, ${results.length - passed} failed`);
   return green ? 0 : 1;

@@ -14,6 +14,11 @@ export const SELECTORS = {
   quickInputRow: '.quick-input-widget .monaco-list-row',
   editorTab: '.tabs-container .tab',
   diffEditor: '.monaco-diff-editor',
+  // VS Code's inline tool confirmation in a chat response (Allow / Skip).
+  chatConfirmation: '.chat-confirmation-widget-container',
+  button: '.monaco-button',
+  // Our "Ask @agent" action in the Chat view's title bar (view/title menu).
+  askAgentTitleAction: '.title-actions .action-label[aria-label^="Ask @agent"]',
   // Inside the webview (media/panel*.ts render these).
   panelContent: '#budget-heading',
   budgetBar: '.budget-bar',

@@ -14,7 +14,7 @@ const SHOWN_PROPERTIES = new Set(['title', 'placeHolder', 'placeholder', 'prompt
  * Still English, said so in the README: the file and command confirmations (being replaced by VS Code's inline tool
  * confirmations) and the error texts of VS Code's own models, which the core classifies.
  */
-const NOT_YET = new Set(['changeConfirmation.ts', 'diffReview.ts', 'languageModelStream.ts']);
+const NOT_YET = new Set(['languageModelStream.ts']);
 
 /** Two words in a row: English a person would read (ids, paths and `$(icon)` names have none). */
 const WORDS = /[A-Za-z]{2,} [A-Za-z]{2,}/;

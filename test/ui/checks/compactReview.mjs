@@ -1,9 +1,8 @@
-// UI check (issue 6): /compact opens the review; a summary edited in the panel and applied is what the model is sent next.
+// UI check (issue 6): /compact opens the review; a summary edited in the panel and applied is what the model is sent next, in place of older messages.
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
-import { agentTurnRequests, clearRecordedRequests, hasMessage, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
+import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { findFrameWith } from '../webview.mjs';
-import { SETUP_TURN } from './setupFlow.mjs';
 
 /** Typed into the review's textarea; it must reach the model in the next request. */
 export const SUMMARY_MARKER = 'Reviewer note: the slugify tests must keep their names.';
@@ -12,6 +11,10 @@ export const AFTER_COMPACT_TURN = 'continue after the compaction';
 export const compactReview = {
   name: '/compact review: the edited summary is applied and sent to the model',
   async run({ page, shot, endpoint }) {
+    // What the model was last sent: the compaction must take some of it away (the oldest turn's start may stay,
+    // carried verbatim, when the cut falls inside that turn).
+    const before = agentTurnRequests(await recordedRequests(endpoint)).at(-1);
+    if (!before) throw new Error('the scripted endpoint recorded no agent request before the compaction');
     await sendChat(page, `${TEXT.participant} /compact keep the test names`, { until: /Context & Compaction|Nothing to compact/ });
     const frame = await findFrameWith(page, SELECTORS.reviewHeading, 30_000);
     const textarea = frame.locator(SELECTORS.summaryInput);
@@ -37,9 +40,10 @@ export const compactReview = {
     if (turns.length === 0) throw new Error('the scripted endpoint recorded no request after the compaction');
     const sent = messagesText(turns[0]);
     if (!sent.includes(SUMMARY_MARKER)) throw new Error(`the next request does not carry the edited summary (${keepRequest('after-compaction', turns[0])})`);
-    // The summary's appendix may quote the request; the compacted user message itself (the session's oldest) must be gone.
-    if (hasMessage(turns[0], 'user', SETUP_TURN)) {
-      throw new Error(`the next request still carries the compacted first user message (${keepRequest('after-compaction', turns[0])})`);
+    const wire = (request) => (request.body?.messages ?? []).filter((message) => message.role !== 'system').map((message) => JSON.stringify([message.role, message.content ?? null, message.tool_calls ?? null]));
+    const after = new Set(wire(turns[0]));
+    if (wire(before).every((message) => after.has(message))) {
+      throw new Error(`the next request still carries every message sent before the compaction (${keepRequest('after-compaction', turns[0])})`);
     }
   },
 };

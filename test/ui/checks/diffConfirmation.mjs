@@ -1,4 +1,4 @@
-// UI check (issue 15): with confirmations on, an edit opens VS Code's diff editor with Accept / Reject; reject leaves the file, accept changes it.
+// UI check (issues 15, 24): with confirmations on, an edit opens VS Code's diff editor and asks with the chat's inline Allow / Skip; Skip leaves the file, Allow changes it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { SELECTORS, TEXT } from '../selectors.mjs';
@@ -39,16 +39,24 @@ async function waitForReply(page, before, pattern) {
   throw new Error(`no reply matched ${pattern}; last: "${(await lastResponse(page)).text.slice(0, 300)}"`);
 }
 
-/** The diff tab and the Accept / Reject quick pick are both up; returns the pick's rows. */
+/** The diff tab and the chat's inline confirmation are both up; returns the confirmation's Allow and Skip buttons. */
 async function waitForDiff(page) {
   await page.locator(SELECTORS.diffEditor).first().waitFor({ timeout: 30_000 });
-  const accept = page.locator(SELECTORS.quickInputRow, { hasText: 'Accept' }).first();
-  await accept.waitFor({ timeout: 15_000 });
-  return { accept, reject: page.locator(SELECTORS.quickInputRow, { hasText: 'Reject' }).first() };
+  // VS Code docks the pending confirmation above the chat input: its title is our prepareInvocation's.
+  const confirmation = page.locator(`${SELECTORS.chatConfirmation}:visible`, { hasText: 'Edit src/slugify.mjs?' }).last();
+  await confirmation.waitFor({ timeout: 30_000 });
+  if (await page.locator(SELECTORS.quickInputRow, { hasText: 'Accept' }).first().isVisible().catch(() => false)) {
+    throw new Error('the old Accept / Reject quick pick opened beside the inline confirmation');
+  }
+  return {
+    // The primary button is "Allow" or "Allow in this Session", as VS Code decides for an extension's tool.
+    accept: confirmation.locator(SELECTORS.button, { hasText: /^\s*Allow/ }).first(),
+    reject: confirmation.locator(SELECTORS.button, { hasText: /^\s*Skip\s*$/ }).first(),
+  };
 }
 
 export const diffConfirmation = {
-  name: 'an edit opens the diff editor with Accept / Reject: reject keeps the file, accept applies the change',
+  name: 'an edit opens the diff editor and asks inline in the chat: Skip keeps the file, Allow applies the change',
   async run({ page, shot, dirs }) {
     const target = path.join(dirs.workspace, FILE);
     const original = fs.readFileSync(target, 'utf8');
@@ -59,9 +67,10 @@ export const diffConfirmation = {
       const rejecting = await waitForDiff(page);
       await rejecting.reject.click();
       const declined = await waitForReply(page, first, /you declined/);
-      if (fs.readFileSync(target, 'utf8') !== original) throw new Error(`${FILE} changed although the edit was rejected`);
+      if (fs.readFileSync(target, 'utf8') !== original) throw new Error(`${FILE} changed although the edit was skipped`);
       if (!/declined/.test(declined)) throw new Error(`the reply does not say the edit was declined: "${declined.slice(0, 200)}"`);
-      if (await page.locator(SELECTORS.diffEditor).first().isVisible().catch(() => false)) throw new Error('the diff editor stayed open after Reject');
+      for (let tries = 0; tries < 40 && (await page.locator(SELECTORS.diffEditor).first().isVisible().catch(() => false)); tries++) await page.waitForTimeout(250);
+      if (await page.locator(SELECTORS.diffEditor).first().isVisible().catch(() => false)) throw new Error('the diff editor stayed open after Skip');
 
       const second = await askForTheFix(page, `${TEXT.participant} fix the trailing dash in slugify, please`);
       const accepting = await waitForDiff(page);

@@ -18,9 +18,11 @@ export const setupFlow = {
     const settingsFile = path.join(dirs.userData, 'User/settings.json');
     if ('compactionAgent.endpoint.baseUrl' in JSON.parse(fs.readFileSync(settingsFile, 'utf8'))) throw new Error('the run started with an endpoint configured');
     const offer = await sendChat(page, `${TEXT.participant} hello`, { until: /No endpoint is configured/ });
-    if (!/Set Up Endpoint/.test(offer.text)) throw new Error(`the reply offers no setup button: "${offer.text.slice(0, 200)}"`);
+    // The button may render a moment after the text: wait for it, not for the text to already hold it.
+    const setUp = page.locator(SELECTORS.chatResponse).last().getByRole('button', { name: 'Set Up Endpoint' });
+    if (!(await setUp.waitFor({ timeout: 20_000 }).then(() => true, () => false))) throw new Error(`the reply offers no setup button: "${offer.text.slice(0, 200)}"`);
     await shot('02a-setup-offered');
-    await page.locator(SELECTORS.chatResponse).last().getByRole('button', { name: 'Set Up Endpoint' }).click();
+    await setUp.click();
 
     await quickInputReady(page, '(1/4)');
     await page.keyboard.type('Other OpenAI', { delay: 10 });
@@ -49,7 +51,8 @@ export const setupFlow = {
     const statusTexts = [];
     const sample = async () => {
       const text = await budgetStatusText(page);
-      if (text && statusTexts.at(-1) !== text) statusTexts.push(text);
+      // Before the session's first figures the item says "no session yet": only budget figures count here.
+      if (text && /%/.test(text) && statusTexts.at(-1) !== text) statusTexts.push(text);
     };
     const answer = await sendChat(page, `${TEXT.participant} ${SETUP_TURN}`, { until: /Done with request/, onPoll: sample });
     await sample();
