@@ -149,6 +149,33 @@ describe('planCompaction', () => {
     expect(plan.summarizeEntryIds).toEqual(['u0', 'a0', 't0', 't1', 't2', 't3', 't4', 't5']);
   });
 
+  it('a compaction the person asks for summarizes at least what a summary may cost, keeping less when it must', () => {
+    // A short first turn, then three turns that all fit in keepRecentTokens: the turn-boundary cut summarizes only
+    // the short turn, and its summary would cost more than it replaces.
+    const b = new PathBuilder();
+    const sizes: Record<string, number> = { u0: 20, a0: 30 };
+    b.user('u0');
+    b.assistant('a0');
+    for (let turn = 1; turn <= 3; turn++) {
+      b.user(`u${turn}`);
+      b.assistant(`a${turn}_0`, [`c${turn}_0`]);
+      b.tool(`t${turn}_0`, `c${turn}_0`);
+      b.assistant(`a${turn}_1`, [`c${turn}_1`]);
+      b.tool(`t${turn}_1`, `c${turn}_1`);
+      b.assistant(`a${turn}_2`);
+      Object.assign(sizes, { [`u${turn}`]: 20, [`a${turn}_0`]: 40, [`t${turn}_0`]: 600, [`a${turn}_1`]: 40, [`t${turn}_1`]: 600, [`a${turn}_2`]: 60 });
+    }
+    const automatic = planCompaction(b.path(), counts(sizes), cutOptions(8_000, 100_000))!;
+    expect(automatic.summarizeEntryIds).toEqual(['u0', 'a0']);
+    const asked = planCompaction(b.path(), counts(sizes), { ...cutOptions(8_000, 100_000), minimumSummarized: 1_024 })!;
+    expect(asked.tokensToSummarize).toBeGreaterThanOrEqual(1_024);
+    expect(asked.firstKeptEntryId).toBe('a1_2');
+    expectValidCut(b.path(), asked, { ...cutOptions(8_000, 100_000), minimumSummarized: 1_024 });
+    // Never further than the last cut, and never to a cut that would summarize a request alone.
+    const most = planCompaction(b.path(), counts(sizes), { ...cutOptions(8_000, 100_000), minimumSummarized: 1_000_000 })!;
+    expect(most.firstKeptEntryId).toBe('a3_2');
+  });
+
   it('never crosses the previous compaction and returns null when nothing can be cut', () => {
     const b = new PathBuilder();
     b.user('u0');

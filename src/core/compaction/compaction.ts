@@ -157,6 +157,8 @@ export async function proposeCompaction(log: CompactionLog, options: ProposeOpti
     fixedTokens: fixedOf(measured),
     currentSummaryTokens: budget.breakdown.summary,
     summaryRoom: thresholds.summaryTokens,
+    // Asked for by the person: summarize at least as much as a summary may cost, or it would only add tokens.
+    minimumSummarized: options.force ? thresholds.summaryTokens : 0,
   });
   const over = budget.used > budget.usable;
   if (over) {

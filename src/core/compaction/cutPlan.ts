@@ -17,6 +17,11 @@ export interface CutOptions {
   currentSummaryTokens: number;
   /** Room kept for the summary that will replace the cut part. */
   summaryRoom: number;
+  /**
+   * A compaction the person asked for moves its cut later (keeping less than keepRecentTokens) until at least this
+   * much is summarized, so the summary does not replace less than it costs. 0 (automatic compaction) keeps the cut.
+   */
+  minimumSummarized?: number;
 }
 
 export interface CutPlan {
@@ -82,6 +87,12 @@ function lastUserBefore(messages: readonly MessageEntry[], index: number): numbe
   return -1;
 }
 
+/** A cut at `j` would leave a turn's request alone before it (that request is carried verbatim anyway). */
+function afterRequestAlone(messages: readonly MessageEntry[], j: number): boolean {
+  const previous = messages[j - 1];
+  return previous?.type === 'user' && !previous.synthetic && messages[j]?.type !== 'user';
+}
+
 /** Where the newest keepRecentTokens begin, moved to a turn start, or split inside an oversized turn. */
 function chooseCut(messages: readonly MessageEntry[], suffix: readonly number[], valid: readonly boolean[], keep: number): number {
   const n = messages.length;
@@ -109,7 +120,7 @@ function chooseCut(messages: readonly MessageEntry[], suffix: readonly number[],
     if (messages[j]?.type === 'assistant' && valid[j]) return j;
   }
   if (startIsCut) return turnStart;
-  for (let j = threshold + 1; j < n; j++) if (valid[j]) return j;
+  for (let j = threshold + 1; j < n; j++) if (valid[j] && !afterRequestAlone(messages, j)) return j;
   return -1;
 }
 
@@ -123,6 +134,23 @@ function shrinkCut(cut: number, suffix: readonly number[], valid: readonly boole
     last = j;
   }
   return last;
+}
+
+/**
+ * Moves the cut later until what is summarized reaches `minimum` tokens or the last cut is reached; never to a cut
+ * right after a request (that prefix would be the request alone, which is carried verbatim anyway).
+ */
+function summarizeEnough(cut: number, messages: readonly MessageEntry[], suffix: readonly number[], valid: readonly boolean[], minimum: number): number {
+  const total = suffix[0] ?? 0;
+  if (minimum <= 0 || total - (suffix[cut] ?? 0) >= minimum) return cut;
+  let best = cut;
+  for (let j = cut + 1; j < valid.length; j++) {
+    if (!valid[j]) continue;
+    if (afterRequestAlone(messages, j)) continue;
+    best = j;
+    if (total - (suffix[j] ?? 0) >= minimum) return j;
+  }
+  return best;
 }
 
 /** Tokens an entry costs in the prompt as it is sent now (pruned results cost their placeholder). */
@@ -163,7 +191,7 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const limit = maxKeptTokens(options);
   const chosen = chooseCut(messages, keptFrom, valid, Math.min(options.keepRecentTokens, limit));
   if (chosen < 1) return null;
-  const cut = shrinkCut(chosen, keptFrom, valid, limit);
+  const cut = summarizeEnough(shrinkCut(chosen, keptFrom, valid, limit), messages, suffix, valid, options.minimumSummarized ?? 0);
   const turnStart = messages[cut]?.type === 'user' ? cut : lastUserBefore(messages, cut);
   const prefixStart = turnStart >= 1 && turnStart < cut ? turnStart : cut;
   const ids = (from: number, to: number): string[] => messages.slice(from, to).map((entry) => entry.id);
