@@ -32,7 +32,7 @@ export const CHECKS = [
   setupFlow,
   modelPicker,
   chatStreams,
-  budgetPanelOpens,
+  { ...budgetPanelOpens, needs: [chatStreams] },
   { ...compactReview, needs: [chatStreams] },
   { ...restoreBranch, needs: [compactReview] },
   { ...panelRestore, needs: [compactReview] },

@@ -75,6 +75,9 @@ function uiSettings(theme) {
     'compactionAgent.compaction.reserveTokens': 2048,
     'compactionAgent.compaction.keepRecentTokens': 1000,
     'compactionAgent.compaction.review': 'manual',
+    // VS Code's own tools fill what the conversation leaves of the tools' share, so with them the prompt stays
+    // level from turn to turn; without them each turn visibly grows the budget, which the chat check reads.
+    'compactionAgent.tools.includeVsCodeTools': false,
   };
 }
 

@@ -46,7 +46,9 @@ export const chatStreams = {
     if (!/\d+%.*\d/.test(afterFirst)) throw new Error(`the budget text has no figures: "${afterFirst}"`);
 
     await sendChat(page, `${TEXT.participant} ${SECOND_TURN}`, { until: DONE });
-    const deadline = Date.now() + 10_000;
+    // The item is updated when the request's last usage report is handled, which on a busy machine can come well
+    // after the reply's text: wait for the lasting change, not for a moment.
+    const deadline = Date.now() + 60_000;
     let afterSecond = await budgetStatusText(page);
     while (afterSecond === afterFirst && Date.now() < deadline) {
       await page.waitForTimeout(200);
