@@ -24,6 +24,7 @@ import type { AgentSessions } from './agentSessions';
 import type { PanelBackend } from './panelBackend';
 import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './checkpointRestore';
 import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
+import { confirmStopRequest } from './stopRequestConfirmation';
 import { latestDrop, type DropPreview } from '../core/agent/dropRunner';
 import { contextTurns } from '../core/context/contextDrops';
 import { toDropPreviewView, toTurnViews } from '../core/views/dropView';
@@ -35,17 +36,6 @@ export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: S
 interface Pending {
   session: AgentSession;
   review: PendingReview<CompactionProposal>;
-}
-
-/** Asks before a running request is stopped for a change of the session (a restore, a branch switch). */
-export async function confirmStopRequest(what: string): Promise<boolean> {
-  const stop = vscode.l10n.t('Stop and Continue');
-  const choice = await vscode.window.showWarningMessage(
-    vscode.l10n.t('A request of this session is running. Stop it before {0}?', what),
-    { modal: true, detail: vscode.l10n.t('What it did so far stays in the session. Otherwise nothing changes; try again when it has finished.') },
-    stop,
-  );
-  return choice === stop;
 }
 
 export class CompactionReview implements PanelBackend, vscode.Disposable {

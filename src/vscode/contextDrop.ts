@@ -6,7 +6,7 @@ import type { DropEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
-import { confirmStopRequest } from './compactionReview';
+import { confirmStopRequest } from './stopRequestConfirmation';
 
 /** The confirm button's argument: what to drop, on which session, measured on which leaf. */
 export interface DropRequest {

@@ -1,14 +1,11 @@
 // Snapshots every file a tool changes: a WorkspaceAccess wrapper that stores the content before and after each write.
-import type { BlobRef, FileChange } from '../session/entries';
+import type { FileChange } from '../session/entries';
 import { blobRefOf } from '../storage/blobStore';
 import { resolveLexically } from '../tools/pathSafety';
 import type { CommandOptions, CommandResult, TextEdit, WorkspaceAccess } from '../tools/workspaceAccess';
 import type { CommandSnapshots } from './commandSnapshots';
+import type { SnapshotStore } from './snapshotStore';
 
-/** Where snapshots go: the session's content-addressed blob store (a second put of the same text writes nothing). */
-export interface SnapshotStore {
-  put(text: string): Promise<BlobRef>;
-}
 
 /** True for "no such file" as node (ENOENT) and VS Code (FileNotFound) report it. */
 export function isNotFound(error: unknown): boolean {

@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import type { BlobRef, FileChange } from '../session/entries';
 import { blobRefOf } from '../storage/blobStore';
 import { resolveLexically } from '../tools/pathSafety';
-import type { SnapshotStore } from './changeRecorder';
+import type { SnapshotStore } from './snapshotStore';
 import type { GitRunner } from './gitRunner';
 import type { Snapshot, SnapshotCaps, SnapshotDifference } from './shadowRepository';
 import { DEFAULT_SNAPSHOT_CAPS, ShadowRepository } from './shadowRepository';

@@ -2,32 +2,18 @@
 import type { RecordedRequest, Responder } from '../scriptedEndpoint';
 import type { ScriptStep, ScriptedToolCall } from '../scriptedSteps';
 import { reply, toolCalls } from '../scriptedSteps';
+import { type WireMessage, messagesOf, text } from './wireMessages';
 
 /** Every text this scenario produces starts with this label, so no one mistakes it for a real model. */
 export const DEMO_LABEL = '[demo endpoint]';
-
-interface WireMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: unknown[];
-}
 
 interface WireTool {
   function?: { name?: string; parameters?: { properties?: Record<string, unknown> } };
 }
 
-function messagesOf(request: RecordedRequest): WireMessage[] {
-  const body = request.body as { messages?: WireMessage[] };
-  return Array.isArray(body.messages) ? body.messages : [];
-}
-
 function toolsOf(request: RecordedRequest): WireTool[] {
   const body = request.body as { tools?: WireTool[] };
   return Array.isArray(body.tools) ? body.tools : [];
-}
-
-function text(message: WireMessage | undefined): string {
-  return typeof message?.content === 'string' ? message.content : '';
 }
 
 /** A summarization request carries no tools and asks, in its system or last user message, for a summary. */

@@ -1,8 +1,9 @@
 // The README's demo (`npm start` with nothing configured): three requests that fill a small reported window, so pruning, a reviewed compaction and its undo all show.
-import type { RecordedRequest, Responder } from '../scriptedEndpoint';
+import type { Responder } from '../scriptedEndpoint';
 import type { ScriptStep, ScriptedToolCall } from '../scriptedSteps';
 import { reply, toolCalls } from '../scriptedSteps';
 import { DEMO_LABEL, codingSession, isSummarizationRequest } from './codingSession';
+import { messagesOf, hasTools, text } from './wireMessages';
 
 /** The window the demo endpoint lists for its model (/v1/models context_length): small, so three requests fill it. */
 export const DEMO_WINDOW = 12_000;
@@ -20,26 +21,6 @@ export const DEMO_FOOTER = '*This is the scripted demo endpoint, not a model. To
 
 const SLUGIFY_BUG = ".replace(/^-+/, '');";
 const SLUGIFY_FIX = ".replace(/^-+|-+$/g, '');";
-
-interface WireMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: unknown[];
-}
-
-function messagesOf(request: RecordedRequest): WireMessage[] {
-  const body = request.body as { messages?: WireMessage[] };
-  return Array.isArray(body.messages) ? body.messages : [];
-}
-
-function hasTools(request: RecordedRequest): boolean {
-  const body = request.body as { tools?: unknown[] };
-  return Array.isArray(body.tools) && body.tools.length > 0;
-}
-
-function text(message: WireMessage | undefined): string {
-  return typeof message?.content === 'string' ? message.content : '';
-}
 
 const say = (line: string): string => `${DEMO_LABEL} ${line}`;
 const answer = (line: string): ScriptStep => reply(`${say(line)}\n\n${DEMO_FOOTER}`);

@@ -8,6 +8,7 @@ import { CHECKPOINT_TRIGGER, checkpointTurn } from './checkpointTurns';
 import { DIFF_TRIGGER, diffTurn } from './diffTurns';
 import { DELEGATE_TRIGGER, DELEGATED_TASK, delegatedTurn, delegatingTurn } from './delegationTurns';
 import { DEMO_LABEL, codingSession, isSummarizationRequest } from './codingSession';
+import { type WireMessage, messagesOf, hasTools } from './wireMessages';
 
 /** A summary with every heading the product's validator requires, so the review shows no problems. */
 export const UI_SUMMARY = `${DEMO_LABEL} Summary of the conversation so far
@@ -54,22 +55,6 @@ function costTurn(request: RecordedRequest): ScriptStep {
 export const HOSTILE_TRIGGER = 'hostile';
 /** Workspace file the hostile turn writes the payloads to, so a real tool output carries them. */
 export const HOSTILE_FILE = 'hostile.md';
-
-interface WireMessage {
-  role: string;
-  content?: unknown;
-  tool_calls?: unknown[];
-}
-
-function messagesOf(request: RecordedRequest): WireMessage[] {
-  const body = request.body as { messages?: WireMessage[] };
-  return Array.isArray(body.messages) ? body.messages : [];
-}
-
-function hasTools(request: RecordedRequest): boolean {
-  const body = request.body as { tools?: unknown[] };
-  return Array.isArray(body.tools) && body.tools.length > 0;
-}
 
 /** The messages after the last user message, and that message's text. */
 function currentTurn(messages: WireMessage[]): { userText: string; userTurns: number; steps: number } {
