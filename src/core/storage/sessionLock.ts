@@ -66,6 +66,9 @@ function parseLock(text: string): LockRecord | undefined {
   }
 }
 
+/** How long a lock file that cannot be read yet is taken to be one another process is still writing. */
+const WRITING_GRACE_MS = 2_000;
+
 export class SessionLock {
   private timer: ReturnType<typeof setInterval> | undefined;
   private released = false;
@@ -100,7 +103,7 @@ export class SessionLock {
         lock.startHeartbeat(heartbeatMs);
         return lock;
       }
-      const holder = await SessionLock.readHolder(path, io);
+      const holder = await SessionLock.settledHolder(path, io);
       if (holder) {
         const deadHere = holder.host === host && !isAlive(holder.pid);
         const expired = now() - holder.time > staleAfterMs;
@@ -116,6 +119,28 @@ export class SessionLock {
       }
     }
     throw new Error(`could not take the lock ${path}`);
+  }
+
+  /**
+   * The holder of a lock another process holds. Creating a lock opens the file and then writes it, so a contender
+   * can find it empty for a moment: a lock file that cannot be read is read again while it is younger than
+   * WRITING_GRACE_MS, and only an older one is stale (a crash while writing it).
+   */
+  private static async settledHolder(path: string, io: FileIo): Promise<LockRecord | undefined> {
+    const deadline = Date.now() + WRITING_GRACE_MS;
+    for (;;) {
+      const holder = await SessionLock.readHolder(path, io);
+      if (holder) return holder;
+      let modified: number;
+      try {
+        modified = (await io.stat(path)).mtimeMs;
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return undefined;
+        throw error;
+      }
+      if (Date.now() - modified > WRITING_GRACE_MS || Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   private static async readHolder(path: string, io: FileIo): Promise<LockRecord | undefined> {

@@ -10,11 +10,17 @@ export const reasoningCollapsed = {
     if (!/Reasoning \(\d+ words\): The user asks which slug rules apply\./.test(seen)) throw new Error(`the reply never showed the reasoning line: "${seen.slice(0, 300)}"`);
     if (seen.includes('transliteration matters')) throw new Error('the reply shows the whole reasoning instead of one line');
     if (/<details>|<summary>/.test(seen)) throw new Error('raw HTML shows in the reply');
-    const buttons = await page.getByRole('button', { name: 'Show reasoning' }).count();
-    if (buttons === 0) throw new Error('no "Show reasoning" button in the chat');
-    // VS Code folds what came before the answer into "Completed N steps": open it for the picture.
+    // VS Code folds what came before the answer into "Completed N steps", the button with it: wait for the button,
+    // which lasts, and open the fold when it is hidden there (the picture shows it open too).
+    const button = page.getByRole('button', { name: 'Show reasoning' }).first();
+    const visible = (timeout) => button.waitFor({ timeout }).then(() => true).catch(() => false);
     const fold = page.locator(SELECTORS.chatResponse, { hasText: 'Three rules' }).last().getByText(/Completed \d+ steps?/).first();
-    if (await fold.isVisible().catch(() => false)) await fold.click().catch(() => undefined);
+    let shown = await visible(5_000);
+    if (!shown && (await fold.isVisible().catch(() => false))) {
+      await fold.click().catch(() => undefined);
+      shown = await visible(15_000);
+    }
+    if (!shown) throw new Error('no "Show reasoning" button in the chat');
     await page.waitForTimeout(600);
     await shot('12-reasoning-line');
   },
