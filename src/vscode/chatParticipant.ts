@@ -155,15 +155,19 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
 
 export function registerChatParticipant(deps: ParticipantDeps): vscode.Disposable {
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, context, shown, token) => {
-    const stream = deps.replies.record(request, shown);
+    const { stream, reply } = deps.replies.record(request, shown);
+    let result: vscode.ChatResult;
     try {
-      return await handle(deps, request, context, stream, token);
+      result = await handle(deps, request, context, stream, token);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       deps.logger.error(`@agent request failed: ${message}`);
       renderModelError(stream, message);
-      return { errorDetails: { message } };
+      result = { errorDetails: { message } };
     }
+    reply.result = result;
+    reply.done = true;
+    return result;
   });
   participant.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icon.png');
   return participant;

@@ -11,6 +11,10 @@ export interface ChatReply {
   buttons: string[];
   /** The commands behind the buttons, with their arguments (what a click runs). */
   commands: vscode.Command[];
+  /** True once the participant's handler has returned (the chat may report a pending confirmation earlier). */
+  done: boolean;
+  /** What the handler returned, once done. */
+  result?: vscode.ChatResult;
 }
 
 /** Only the newest replies are kept: this is a window onto the chat, not a second transcript. */
@@ -27,9 +31,9 @@ export class ChatReplies {
     return this.recent;
   }
 
-  /** A stream that shows everything on `stream` and records its text. */
-  record(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): vscode.ChatResponseStream {
-    const reply: ChatReply = { prompt: request.prompt, command: request.command, text: '', progress: [], buttons: [], commands: [] };
+  /** A stream that shows everything on `stream` and records its text, and the reply it records into. */
+  record(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): { stream: vscode.ChatResponseStream; reply: ChatReply } {
+    const reply: ChatReply = { prompt: request.prompt, command: request.command, text: '', progress: [], buttons: [], commands: [], done: false };
     this.recent.push(reply);
     if (this.recent.length > KEPT) this.recent.shift();
     // The host's stream is a frozen object: derive from it and define the recording methods as own properties.
@@ -49,6 +53,6 @@ export class ChatReplies {
         stream.button(command);
       },
     };
-    return Object.create(stream, Object.getOwnPropertyDescriptors(recording)) as vscode.ChatResponseStream;
+    return { stream: Object.create(stream, Object.getOwnPropertyDescriptors(recording)) as vscode.ChatResponseStream, reply };
   }
 }

@@ -1,7 +1,7 @@
 // Drives the real Chat view: sends `@agent` messages through the chat pipeline with our model, starts threads, cancels.
 import * as vscode from 'vscode';
 import type { ChatReply } from '../../../src/vscode/chatReplies';
-import { agentApi } from './agentApi';
+import { agentApi, waitFor } from './agentApi';
 
 export const VENDOR = 'compaction-agent';
 
@@ -49,7 +49,10 @@ export async function sendChat(query: string, modelId: string, attachments: Chat
   });
   const reply = api.replies.last;
   if (!reply || reply === before) throw new Error(`@agent did not answer "${query}" (result: ${JSON.stringify(result)})`);
-  return { result: asChatResult(result), reply };
+  // The chat resolves early (`{ type: 'confirmation' }`) while a tool confirmation waits: the request goes on after the
+  // answer, so wait for the handler itself to return (the caller answers the confirmation meanwhile).
+  if (!reply.done) await waitFor(`@agent to finish "${query}"`, () => (reply.done ? true : undefined), 120_000);
+  return { result: asChatResult(reply.result ?? result), reply };
 }
 
 /** Stops the request running in the Chat view (the stop button). */
