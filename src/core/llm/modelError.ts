@@ -94,7 +94,7 @@ function fromApiError(error: APIError): ModelError {
   const statusNote = status ? ` (HTTP ${status})` : '';
   const streamStatus = status === undefined ? streamErrorStatus(error) : undefined;
   // An unknown wording counts only on a 4xx refusal (a stream error counts when its body names a 4xx code).
-  const found = status !== 429 ? classifyOverflow(`${code} ${type} ${detail}`, error.error) : undefined;
+  const found = status === undefined || ![401, 403, 404, 429].includes(status) ? classifyOverflow(`${code} ${type} ${detail}`, error.error) : undefined;
   if (found && (found.recognized || (status !== undefined ? mayBeOverflow(status) : streamStatus !== undefined && mayBeOverflow(streamStatus)))) {
     return overflowError(detail, statusNote, status ?? streamStatus, found);
   }

@@ -78,6 +78,11 @@ export function namesTokenLimit(text: string): boolean {
   return !OUTPUT_LIMIT.test(checked) || INPUT_WORD.test(checked.replace(OUTPUT_LIMIT, ''));
 }
 
+/** A token count as servers print it, captured whole: digits, or thousands groups ("1,048,576"); never part of a longer number. */
+const N = String.raw`(\d{1,12}(?:,\d{3}){0,4})(?!\d)`;
+/** The same, not captured. */
+const n = String.raw`\d{1,12}(?:,\d{3}){0,4}(?!\d)`;
+
 /** A whole token count as servers print it ("4096", "1,048,576"); anything else is undefined. */
 function tokenCount(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -88,21 +93,21 @@ function tokenCount(raw: string | undefined): number | undefined {
 
 /** Where each server names its window, first match wins (a number, optionally with thousands commas). */
 const WINDOW_PHRASES: readonly RegExp[] = [
-  /maximum context length is ([\d,]{1,16}) tokens/i,
-  /maximum context length of ([\d,]{1,16})/i,
-  /context length of (?:only )?([\d,]{1,16})/i,
-  /available context size \(([\d,]{1,16}) tokens\)/i,
-  /maximum model length of ([\d,]{1,16})/i,
-  /tokens > ([\d,]{1,16}) maximum/i,
-  /exceed context limit: [\d,]{1,16} \+ [\d,]{1,16} > ([\d,]{1,16})/i,
-  /`max_new_tokens` must be <= ([\d,]{1,16})/i,
-  /`inputs` must have less than ([\d,]{1,16}) tokens/i,
-  /maximum number of tokens allowed \(([\d,]{1,16})\)/i,
-  /too large for model with ([\d,]{1,16}) maximum context length/i,
-  /maximum prompt length is ([\d,]{1,16})/i,
-  /exceeds the limit of ([\d,]{1,16})/i,
-  /exceeded model token limit: ([\d,]{1,16})/i,
-  /\bn_ctx\b\D{0,5}([\d,]{1,16})/i,
+  new RegExp(String.raw`maximum context length is ${N} tokens`, 'i'),
+  new RegExp(String.raw`maximum context length of ${N}`, 'i'),
+  new RegExp(String.raw`context length of (?:only )?${N}`, 'i'),
+  new RegExp(String.raw`available context size \(${N} tokens\)`, 'i'),
+  new RegExp(String.raw`maximum model length of ${N}`, 'i'),
+  new RegExp(String.raw`tokens > ${N} maximum`, 'i'),
+  new RegExp(String.raw`exceed context limit: ${n} \+ ${n} > ${N}`, 'i'),
+  new RegExp(String.raw`\x60max_new_tokens\x60 must be <= ${N}`, 'i'),
+  new RegExp(String.raw`\x60inputs\x60 must have less than ${N} tokens`, 'i'),
+  new RegExp(String.raw`maximum number of tokens allowed \(${N}\)`, 'i'),
+  new RegExp(String.raw`too large for model with ${N} maximum context length`, 'i'),
+  new RegExp(String.raw`maximum prompt length is ${N}`, 'i'),
+  new RegExp(String.raw`exceeds the limit of ${N}`, 'i'),
+  new RegExp(String.raw`exceeded model token limit: ${N}`, 'i'),
+  new RegExp(String.raw`\bn_ctx\b\D{0,5}${N}`, 'i'),
 ];
 
 /**
@@ -134,7 +139,7 @@ function promptFromSplit(text: string): number | undefined {
   for (const split of text.matchAll(/\(([^()]{1,300})\)/g)) {
     let total = 0;
     let found = false;
-    for (const part of (split[1] ?? '').matchAll(/([\d,]{1,16}) (?:in the (?:messages|functions|tools)|of (?:[a-z]+ )?input)/gi)) {
+    for (const part of (split[1] ?? '').matchAll(new RegExp(String.raw`${N} (?:in the (?:messages|functions|tools)|of (?:[a-z]+ )?input)`, 'gi'))) {
       const count = tokenCount(part[1]);
       if (count === undefined) return undefined;
       total += count;
@@ -147,21 +152,21 @@ function promptFromSplit(text: string): number | undefined {
 
 /** Where each server names the size of the prompt it refused, first match wins. */
 const PROMPT_PHRASES: readonly RegExp[] = [
-  /resulted in ([\d,]{1,16}) tokens/i,
-  /request has ([\d,]{1,16}) input tokens/i,
-  /prompt contains at least ([\d,]{1,16}) input tokens/i,
-  /request \(([\d,]{1,16}) tokens\) exceeds/i,
-  /keep the first ([\d,]{1,16}) tokens/i,
-  /prompt \(length ([\d,]{1,16})\)/i,
-  /prompt is too long: ([\d,]{1,16}) tokens/i,
-  /exceed context limit: ([\d,]{1,16}) \+/i,
-  /Given: ([\d,]{1,16}) `inputs` tokens/i,
-  /`inputs` must have less than [\d,]{1,16} tokens\. Given: ([\d,]{1,16})/i,
-  /input token count \(([\d,]{1,16})\)/i,
-  /prompt contains ([\d,]{1,16}) tokens/i,
-  /request contains ([\d,]{1,16}) tokens/i,
-  /prompt token count of ([\d,]{1,16})/i,
-  /\(requested: ([\d,]{1,16})\)/i,
+  new RegExp(String.raw`resulted in ${N} tokens`, 'i'),
+  new RegExp(String.raw`request has ${N} input tokens`, 'i'),
+  new RegExp(String.raw`prompt contains at least ${N} input tokens`, 'i'),
+  new RegExp(String.raw`request \(${N} tokens\) exceeds`, 'i'),
+  new RegExp(String.raw`keep the first ${N} tokens`, 'i'),
+  new RegExp(String.raw`prompt \(length ${N}\)`, 'i'),
+  new RegExp(String.raw`prompt is too long: ${N} tokens`, 'i'),
+  new RegExp(String.raw`exceed context limit: ${N} \+`, 'i'),
+  new RegExp(String.raw`Given: ${N} \x60inputs\x60 tokens`, 'i'),
+  new RegExp(String.raw`\x60inputs\x60 must have less than ${n} tokens\. Given: ${N}`, 'i'),
+  new RegExp(String.raw`input token count \(${N}\)`, 'i'),
+  new RegExp(String.raw`prompt contains ${N} tokens`, 'i'),
+  new RegExp(String.raw`request contains ${N} tokens`, 'i'),
+  new RegExp(String.raw`prompt token count of ${N}`, 'i'),
+  new RegExp(String.raw`\(requested: ${N}\)`, 'i'),
 ];
 
 /**
