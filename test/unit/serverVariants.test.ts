@@ -285,6 +285,10 @@ describe('Hugging Face TGI', () => {
     expect(await discoverOver('tgi', 'm', { 'GET /info': { ...older, max_input_length: 1024, max_total_tokens: 2048 } })).toMatchObject({ tokens: 1025 });
   });
 
+  it('tgi-on-8080: a TGI container on llama-server\'s usual port (detected as llama.cpp) still answers through /info', async () => {
+    expect(await discoverOver('llamacpp', 'bigcode/starcoder2-15b', { 'GET /info': INFO })).toEqual({ tokens: 16384, detail: 'TGI /info max_total_tokens' });
+  });
+
   it('tgi-generic: an unknown server that answers /info like TGI is read as TGI; garbage is not', async () => {
     expect(await discoverOver('generic', 'm', { 'GET /info': INFO })).toMatchObject({ tokens: 16384 });
     await server?.close();

@@ -252,7 +252,6 @@ describe('the window the server runs, per server kind (loopback server with each
       'GET /api/ps',
       'GET /api/v0/models/m',
       'GET /api/v1/models',
-      'GET /info',
       'GET /model/info',
       'GET /models',
       'GET /props?model=m&autoload=false',

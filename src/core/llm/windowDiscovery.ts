@@ -104,7 +104,7 @@ export function parseOllamaPs(body: unknown, modelId: string): DiscoveredWindow 
  */
 export const OLLAMA_DEFAULT_WINDOWS = [4096, 32768, 262144] as const;
 
-/** What Ollama's defaults imply for a model trained for `trained` tokens, in words (e.g. "4,096, 32,768 or 32,768"). */
+/** What Ollama's defaults imply for a model trained for `trained` tokens, in words (e.g. "4,096 or 32,768" for 32k). */
 export function ollamaImpliedWindows(trained: number): string {
   const implied = [...new Set(OLLAMA_DEFAULT_WINDOWS.map((tokens) => Math.min(tokens, trained)))];
   const words = implied.map((tokens) => tokens.toLocaleString('en-US'));
@@ -187,6 +187,11 @@ async function probeLlamaCpp(modelId: string, fetchJson: FetchJson, signal: Abor
   }
   if (entry.ctxSize !== undefined) return { tokens: entry.ctxSize, detail: `llama.cpp router /models status.args --ctx-size (the model is ${entry.status}; its instance starts with it)` };
   return undefined;
+}
+
+/** What answers on llama-server's usual port 8080 may be TGI's container: its /info, when llama.cpp's routes say nothing. */
+async function probeLlamaCppOrTgi(modelId: string, fetchJson: FetchJson, signal: AbortSignal): Promise<DiscoveredWindow | undefined> {
+  return (await probeLlamaCpp(modelId, fetchJson, signal)) ?? parseTgiInfo(await optional(fetchJson('/info', { signal })));
 }
 
 /**
@@ -279,7 +284,7 @@ const PROBES: Partial<Record<ResolvedFlavor, Probe>> = {
     ]);
     return best([parseOllamaPs(ps, modelId), parseOllamaShow(show)]);
   },
-  llamacpp: probeLlamaCpp,
+  llamacpp: probeLlamaCppOrTgi,
   lmstudio: async (modelId, fetchJson, signal) => {
     const current = parseLmStudioV1Models(await optional(fetchJson('/api/v1/models', { signal })), modelId);
     if (current && !current.untilLoaded) return current;
@@ -298,7 +303,8 @@ const PROBES: Partial<Record<ResolvedFlavor, Probe>> = {
 };
 
 /** An unknown server may be any of them: asked in parallel, the first in this order that answers wins. */
-const GENERIC_ORDER: readonly ResolvedFlavor[] = ['ollama', 'llamacpp', 'lmstudio', 'tgi', 'litellm'];
+/** (TGI's /info is asked by the llama.cpp probe, whose port TGI's container usually takes.) */
+const GENERIC_ORDER: readonly ResolvedFlavor[] = ['ollama', 'llamacpp', 'lmstudio', 'litellm'];
 
 /** Runs one probe within the timeout; any failure or garbage is undefined, never an exception. */
 async function runProbe(probe: Probe, modelId: string, fetchJson: FetchJson, timeoutMs: number): Promise<DiscoveredWindow | undefined> {
