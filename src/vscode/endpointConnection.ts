@@ -39,6 +39,8 @@ export class EndpointConnection implements vscode.Disposable {
   private readonly probes = new Map<string, Promise<DiscoveredWindow | undefined>>();
   /** Windows learned from the model a reply named (an Azure deployment's model), per model id. */
   private readonly servedWindows = new Map<string, DiscoveredWindow>();
+  /** Models whose server only knew a length until it loads them: asked again after a reply. */
+  private readonly untilLoaded = new Set<string>();
 
   /** Fires when the endpoint, its key or its models may have changed. */
   readonly onDidChangeEndpoint = this.changed.event;
@@ -55,6 +57,7 @@ export class EndpointConnection implements vscode.Disposable {
       this.listingError = undefined;
       this.probes.clear();
       this.servedWindows.clear();
+      this.untilLoaded.clear();
       this.changed.fire();
     };
     this.subscriptions.push(configuration.onDidChangeSettings(reset), keys.onDidChangeApiKey(reset));
@@ -176,6 +179,8 @@ export class EndpointConnection implements vscode.Disposable {
         return fromReply;
       }
     }
+    // Only a server that loads models on demand can say more now; a generic one that said nothing is not asked again.
+    if (!this.untilLoaded.has(model) && flavor !== 'ollama' && flavor !== 'llamacpp' && flavor !== 'lmstudio') return undefined;
     this.probes.delete(model);
     const found = await this.probe(model);
     return found && !found.untilLoaded ? found : undefined;
@@ -189,6 +194,7 @@ export class EndpointConnection implements vscode.Disposable {
     // What a server that has not loaded the model says is only good until it loads it (the next request does).
     void answer.then((found) => {
       if (!found?.untilLoaded) return;
+      this.untilLoaded.add(model);
       const timer = setTimeout(() => {
         if (this.probes.get(model) === answer) this.probes.delete(model);
       }, UNTIL_LOADED_RETRY_MS);
