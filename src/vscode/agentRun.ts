@@ -13,7 +13,7 @@ import { buildSystemPrompt } from '../core/agent/systemPrompt';
 import { thresholdsFor } from '../core/budget/thresholds';
 import { prepareAttachments } from '../core/agent/userAttachments';
 import { modelSummarizer } from '../core/compaction/modelSummarizer';
-import type { ModelError } from '../core/llm/modelStream';
+import type { DoneEvent, ModelError } from '../core/llm/modelStream';
 import { selectTools } from '../core/budget/toolSelection';
 import { functionName, ToolRegistry } from '../core/tools/toolRegistry';
 import type { UserAttachment, UserImage } from '../core/session/entries';
@@ -203,6 +203,16 @@ async function requestAttachments(input: AgentRunInput): Promise<{ attachments: 
   return { attachments: prepared.attachments, images };
 }
 
+/** The window a first reply showed, also shown by the status bar and panel (with where it came from). */
+function windowAfterReply(bound: BoundModel, session: AgentSession): (done: DoneEvent) => Promise<number | undefined> {
+  return async (done) => {
+    const found = await bound.windowAfterReply?.(done);
+    if (!found) return undefined;
+    void session.useModel({ id: bound.choice.id, contextWindow: found.tokens, windowSource: 'server', windowDetail: found.detail });
+    return found.tokens;
+  };
+}
+
 export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const { session, bound, request, stream, signal, configuration, review } = input;
   for (const note of session.takeNotes()) stream.markdown(noteMarkdown(note));
@@ -275,6 +285,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
       systemPrompt,
       ...(input.commandSnapshots ? { commandSnapshots: input.commandSnapshots } : {}),
+      ...(bound.windowAfterReply ? { windowAfterReply: windowAfterReply(bound, session) } : {}),
       onContextWindowLearned: (tokens, how) => {
         bound.rememberWindow(tokens, how);
         // The panel and status bar measure against it too (unless the setting fixes the window).
@@ -282,7 +293,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       },
     };
     // A sub-task shares the model, window, tokenizer and settings; its log, tools, cache and summarizer are its own.
-    const { log: _log, registry: _registry, signal: _signal, userText: _userText, userAttachments: _attachments, userImages: _images, systemPrompt: _prompt, review: _review, cache: _cache, commandSnapshots: _snapshots, summarize: _summarize, maxSteps: _steps, ...shared } = options;
+    const { log: _log, registry: _registry, signal: _signal, userText: _userText, userAttachments: _attachments, userImages: _images, systemPrompt: _prompt, review: _review, cache: _cache, commandSnapshots: _snapshots, summarize: _summarize, maxSteps: _steps, windowAfterReply: _afterReply, ...shared } = options;
     forSubtasks.options = shared;
     const events = runAgent(options);
     const footer = new ContextFooter();

@@ -2,9 +2,10 @@
 import * as vscode from 'vscode';
 import type { ContextWindowInputs } from '../core/llm/contextWindow';
 import { detectEndpointFlags } from '../core/llm/endpointFlags';
-import type { ModelInfo } from '../core/llm/modelList';
+import { findListedModel, type ModelInfo } from '../core/llm/modelList';
+import type { DoneEvent } from '../core/llm/modelStream';
 import { OpenAiChatClient } from '../core/llm/openaiChatClient';
-import { discoverWindow, raiseWindowHint, serverFetchJson, serverTruncates, type DiscoveredWindow } from '../core/llm/windowDiscovery';
+import { discoverWindow, raiseWindowHint, serverFetchJson, servedModelWindow, serverTruncates, type DiscoveredWindow } from '../core/llm/windowDiscovery';
 import { openAiContextWindow } from '../core/llm/openAiModelWindows';
 import type { EndpointFlavor, Settings } from '../core/settings/settings';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -36,6 +37,10 @@ export class EndpointConnection implements vscode.Disposable {
   private models: Promise<ModelInfo[]> | undefined;
   private listingError: string | undefined;
   private readonly probes = new Map<string, Promise<DiscoveredWindow | undefined>>();
+  /** Windows learned from the model a reply named (an Azure deployment's model), per model id. */
+  private readonly servedWindows = new Map<string, DiscoveredWindow>();
+  /** Models whose server only knew a length until it loads them: asked again after a reply. */
+  private readonly untilLoaded = new Set<string>();
 
   /** Fires when the endpoint, its key or its models may have changed. */
   readonly onDidChangeEndpoint = this.changed.event;
@@ -51,6 +56,8 @@ export class EndpointConnection implements vscode.Disposable {
       this.models = undefined;
       this.listingError = undefined;
       this.probes.clear();
+      this.servedWindows.clear();
+      this.untilLoaded.clear();
       this.changed.fire();
     };
     this.subscriptions.push(configuration.onDidChangeSettings(reset), keys.onDidChangeApiKey(reset));
@@ -116,8 +123,12 @@ export class EndpointConnection implements vscode.Disposable {
       this.logger.warn(`Could not list the endpoint's models: ${this.listingError}`);
     }
     if (!configured) return listed;
-    const match = listed.find((model) => model.id === configured);
-    return [match ?? { id: configured }];
+    return [findListedModel(listed, configured) ?? { id: configured }];
+  }
+
+  /** The listing's entry for a model (a LoRA adapter's base window, an OpenRouter variant's base id), or just its id. */
+  async listedModel(id: string): Promise<ModelInfo> {
+    return findListedModel(await this.listModels(), id) ?? { id };
   }
 
   /** The key learned windows of this endpoint's models are remembered under. */
@@ -140,7 +151,9 @@ export class EndpointConnection implements vscode.Disposable {
    */
   async windowInputs(info: ModelInfo, probe = true): Promise<ContextWindowInputs> {
     const learned = this.windows.fact(this.windowKey, info.id) ?? null;
-    if (info.contextWindow !== undefined) return { learned, endpointList: info.contextWindow };
+    if (info.contextWindow !== undefined) return { learned, endpointList: info.contextWindow, ...(info.windowDetail ? { endpointDetail: info.windowDetail } : {}) };
+    const served = this.servedWindows.get(info.id);
+    if (served) return { learned, server: { contextWindow: served.tokens, detail: served.detail } };
     const discovered = probe ? await this.probe(info.id) : undefined;
     if (discovered && !discovered.untilLoaded) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail } };
     if (discovered) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail, untilLoaded: true } };
@@ -151,6 +164,28 @@ export class EndpointConnection implements vscode.Disposable {
     return { learned, modelMetadata: openAi === undefined ? null : { contextWindow: openAi, detail: vscode.l10n.t("from gpt-tokenizer's OpenAI model data") } };
   }
 
+  /**
+   * After a reply while the window was unknown: the window the reply showed. The model a deployment runs (Azure and
+   * LiteLLM name it in every chunk), else the server asked again (the reply loaded the model: Ollama's /api/ps, a
+   * llama.cpp router's /props, LM Studio's loaded instance). Kept until the endpoint changes.
+   */
+  async windowAfterReply(model: string, done: DoneEvent): Promise<DiscoveredWindow | undefined> {
+    const endpoint = this.configuration.settings.endpoint;
+    const { flavor } = detectEndpointFlags(endpoint.baseUrl, endpoint);
+    if (flavor === 'azure' || flavor === 'litellm' || flavor === 'openai') {
+      const fromReply = await servedModelWindow(done.servedModel);
+      if (fromReply) {
+        this.servedWindows.set(model, fromReply);
+        return fromReply;
+      }
+    }
+    // Only a server that loads models on demand can say more now; a generic one that said nothing is not asked again.
+    if (!this.untilLoaded.has(model) && flavor !== 'ollama' && flavor !== 'llamacpp' && flavor !== 'lmstudio') return undefined;
+    this.probes.delete(model);
+    const found = await this.probe(model);
+    return found && !found.untilLoaded ? found : undefined;
+  }
+
   private probe(model: string): Promise<DiscoveredWindow | undefined> {
     const known = this.probes.get(model);
     if (known) return known;
@@ -159,6 +194,7 @@ export class EndpointConnection implements vscode.Disposable {
     // What a server that has not loaded the model says is only good until it loads it (the next request does).
     void answer.then((found) => {
       if (!found?.untilLoaded) return;
+      this.untilLoaded.add(model);
       const timer = setTimeout(() => {
         if (this.probes.get(model) === answer) this.probes.delete(model);
       }, UNTIL_LOADED_RETRY_MS);

@@ -1,6 +1,7 @@
 // Offers the configured endpoint's models to all of VS Code (model picker, other extensions) as a language-model provider.
 import { modelTakesImages } from '../core/context/userImages';
 import * as vscode from 'vscode';
+import { findListedModel } from '../core/llm/modelList';
 import { resolveContextWindow } from '../core/llm/contextWindow';
 import { windowSettingFor } from '../core/settings/settings';
 import type { ChatRequest } from '../core/llm/modelStream';
@@ -63,7 +64,7 @@ export class EndpointModelProvider implements vscode.LanguageModelChatProvider<E
       return this.placeholder(failure ? vscode.l10n.t("The endpoint's models could not be listed ({0})", failure) : vscode.l10n.t('The endpoint lists no models'));
     }
     const probe = models.length <= MAX_PROBED_MODELS;
-    return Promise.all(models.map(async (model) => {
+    return Promise.all(models.map((listed) => findListedModel(models, listed.id) ?? listed).map(async (model) => {
       const window = resolveContextWindow({ setting: windowSettingFor(settings, model.id), ...(await this.endpoint.windowInputs(model, probe)) });
       const from = window.detail ?? window.source;
       const maxOutputTokens = Math.min(model.maxOutputTokens ?? settings.context.maxOutputTokens, settings.context.maxOutputTokens);

@@ -94,14 +94,18 @@ interface ModelItem extends vscode.QuickPickItem {
   manual?: boolean;
 }
 
-function modelItems(models: readonly ModelInfo[]): ModelItem[] {
+function modelItems(models: readonly ModelInfo[], kind: ServerKind): ModelItem[] {
   const listed = models.map((model): ModelItem => ({
     label: model.id,
     ...(model.contextWindow ? { description: vscode.l10n.t('{0} window', formatTokens(model.contextWindow)) } : {}),
     model: model.id,
   }));
   const all: ModelItem[] = models.length > 1 ? [{ label: `$(list-flat) ${vscode.l10n.t('All {0} models', models.length)}`, description: vscode.l10n.t("offer every listed model in the chat's model picker"), model: '' }] : [];
-  return [...listed, ...all, { label: `$(edit) ${vscode.l10n.t('Enter a model id…')}`, manual: true }];
+  const manual: ModelItem = kind.deployments
+    ? { label: `$(edit) ${vscode.l10n.t('Enter a deployment name…')}`, description: vscode.l10n.t('requests name your deployment, not the model'), manual: true }
+    : { label: `$(edit) ${vscode.l10n.t('Enter a model id…')}`, manual: true };
+  // Where requests name deployments, typing the name is the usual way: it comes first.
+  return kind.deployments ? [manual, ...listed] : [...listed, ...all, manual];
 }
 
 /**
@@ -134,7 +138,7 @@ function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: stri
         settled = true;
         abort.abort();
         pick.dispose();
-        void askModelId(current).then((model) => {
+        void askModelId(current, kind).then((model) => {
           const info = models.find((listed) => listed.id === model);
           resolve(model === undefined ? undefined : { model, ...(info ? { info } : {}) });
         });
@@ -148,10 +152,12 @@ function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: stri
       (listed) => {
         if (settled) return;
         models = listed;
-        pick.items = modelItems(listed);
+        pick.items = modelItems(listed, kind);
         const preselected = pick.items.find((item) => item.model === current && current !== '');
         if (preselected) pick.activeItems = [preselected];
-        pick.placeholder = listed.length > 0
+        pick.placeholder = kind.deployments
+          ? vscode.l10n.t('Connected to {0}. Its list names models, requests name deployments: enter your deployment name (its model is read from the deployment, or from the first reply)', baseUrl)
+          : listed.length > 0
           ? vscode.l10n.t('Connected: {0} model(s) at {1}. Pick the one @agent uses', listed.length, baseUrl)
           : vscode.l10n.t('{0} answered but lists no models: enter the model id (or Escape and check the path, usually ending in /v1)', baseUrl);
         pick.busy = false;
@@ -166,10 +172,12 @@ function pickModel(deps: SetupDeps, kind: ServerKind, baseUrl: string, key: stri
   });
 }
 
-async function askModelId(current: string): Promise<string | undefined> {
+async function askModelId(current: string, kind: ServerKind): Promise<string | undefined> {
   const typed = await vscode.window.showInputBox({
     title: stepTitle(4),
-    prompt: vscode.l10n.t('Model id as the server names it (e.g. gpt-4.1, llama3.1:8b)'),
+    prompt: kind.deployments
+      ? vscode.l10n.t('Deployment name, as you named it in the Azure portal (e.g. my-gpt-4o)')
+      : vscode.l10n.t('Model id as the server names it (e.g. gpt-4.1, llama3.1:8b)'),
     value: current,
     ignoreFocusOut: true,
     validateInput: (text) => (text.trim() === '' ? vscode.l10n.t('Enter a model id.') : undefined),

@@ -1,6 +1,6 @@
 // A ModelStream over any model VS Code offers (request.model.sendRequest), for models that are not our endpoint's.
 import * as vscode from 'vscode';
-import { matchOverflow, overflowFacts } from '../core/llm/overflowPatterns';
+import { classifyOverflow } from '../core/llm/overflowPatterns';
 import type { ChatRequest, ModelError, ModelStream, StreamEvent } from '../core/llm/modelStream';
 import type { ToolCall, Usage } from '../core/session/entries';
 import { toLanguageModelMessages, toLanguageModelTools } from './languageModelMessages';
@@ -8,9 +8,14 @@ import { toLanguageModelMessages, toLanguageModelTools } from './languageModelMe
 function classify(error: unknown, cancelled: boolean): ModelError {
   const message = error instanceof Error ? error.message : String(error);
   if (cancelled) return { kind: 'aborted', message: 'The request was cancelled.', retryable: false };
-  if (matchOverflow(message)) {
+  const known = error instanceof vscode.LanguageModelError && [vscode.LanguageModelError.NoPermissions.name, vscode.LanguageModelError.NotFound.name, vscode.LanguageModelError.Blocked.name].includes(error.code);
+  const overflow = known ? undefined : classifyOverflow(message);
+  if (overflow) {
     // The provider's text often names the window ("maximum context length is 128000 tokens"): that teaches it, as for our endpoint.
-    return { kind: 'overflow', message: `The conversation is longer than the model's context window: ${message}`, retryable: false, ...overflowFacts(message) };
+    // A wording we do not know that names a token limit is an overflow too, but its numbers are not read.
+    const { recognized, ...facts } = overflow;
+    const note = recognized ? '' : ' (not a message we know, but it names a token limit, so it is taken as a context overflow)';
+    return { kind: 'overflow', message: `The conversation is longer than the model's context window: ${message}${note}`, retryable: false, ...facts };
   }
   if (error instanceof vscode.LanguageModelError) {
     if (error.code === vscode.LanguageModelError.NoPermissions.name) {

@@ -4,7 +4,8 @@ import { resolveContextWindow, windowIsKnown, type ResolvedWindow } from '../cor
 import { windowSettingFor } from '../core/settings/settings';
 import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../core/settings/summaryModelRef';
 import { thresholdsFor } from '../core/budget/thresholds';
-import type { ModelStream } from '../core/llm/modelStream';
+import type { DoneEvent, ModelStream } from '../core/llm/modelStream';
+import type { DiscoveredWindow } from '../core/llm/windowDiscovery';
 import type { ModelChoice } from './agentSession';
 import type { Configuration } from './configuration';
 import type { EndpointConnection } from './endpointConnection';
@@ -28,6 +29,8 @@ export interface BoundModel {
   raiseWindowHint: string;
   /** Why the configured summary model is not the one used, when it is not. */
   summaryNote?: string;
+  /** Set while the window is unknown: asked after the first reply of a request, the window that reply showed. */
+  windowAfterReply?: (done: DoneEvent) => Promise<DiscoveredWindow | undefined>;
 }
 
 /** A model the session last used, kept so palette commands can summarize with it outside a chat request. */
@@ -39,9 +42,11 @@ export interface ModelRef {
 export async function bindModel(model: vscode.LanguageModelChat, endpoint: EndpointConnection, configuration: Configuration): Promise<BoundModel> {
   const settings = configuration.settings;
   if (model.vendor === VENDOR) {
-    const listed = (await endpoint.listModels()).find((info) => info.id === model.id) ?? { id: model.id };
+    const listed = await endpoint.listedModel(model.id);
     const inputs = { setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) };
     const { window, remember } = resolveWindowWithMemory(endpoint.windows, endpoint.windowKey, model.id, inputs);
+    // A window only the first reply can tell (the model a deployment runs, a model the server loads on that request).
+    const afterReply = windowIsKnown(window.source) ? {} : { windowAfterReply: (done: DoneEvent) => endpoint.windowAfterReply(model.id, done) };
     const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
@@ -52,6 +57,7 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
       summaryWindow: summary.window,
       ours: true,
       rememberWindow: remember,
+      ...afterReply,
       ...endpoint.windowBehaviour,
       ...(summary.note ? { summaryNote: summary.note } : {}),
     };
@@ -101,7 +107,7 @@ async function summaryModel(endpoint: EndpointConnection, configuration: Configu
     return { stream: new LanguageModelStream(model), window: model.maxInputTokens > 0 ? model.maxInputTokens : fallbackWindow };
   }
   if (!endpoint.configured) return { stream: fallback, window: fallbackWindow, note: vscode.l10n.t("The summary model {0} is an endpoint model, but no endpoint is configured; summaries use the chat's model.", id) };
-  const listed = (await endpoint.listModels()).find((info) => info.id === id) ?? { id };
+  const listed = await endpoint.listedModel(id);
   const window = resolveContextWindow(await endpoint.windowInputs(listed));
   return { stream: await endpoint.client(id), window: windowIsKnown(window.source) ? window.tokens : fallbackWindow };
 }

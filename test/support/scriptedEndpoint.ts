@@ -28,6 +28,11 @@ export interface ScriptedEndpointOptions {
   /** Entries of /v1/models; defaults to one model. */
   models?: unknown[];
   model?: string;
+  /**
+   * A server's own API beside the OpenAI one (Ollama's /api/ps, llama.cpp's /props...): the JSON body answered for a
+   * method and path (without the query), or undefined for a 404.
+   */
+  routes?: (method: string, path: string) => unknown;
 }
 
 export interface ScriptedEndpoint {
@@ -178,6 +183,11 @@ export async function startScriptedEndpoint(script: Script, options: ScriptedEnd
         sendJson(response, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
         return;
       }
+    }
+    const own = options.routes?.(request.method ?? 'GET', path);
+    if (own !== undefined) {
+      sendJson(response, 200, own);
+      return;
     }
     if (request.method === 'GET' && path.endsWith('/models')) {
       modelListCount++;

@@ -79,6 +79,8 @@ describe('OpenAiChatClient streaming', () => {
       invalidArguments: [],
       usage: { promptTokens: 120, completionTokens: 11, cachedTokens: 64 },
       stopReason: 'stop',
+      // The chunks' `model`: Azure names the model behind a deployment there (see windowAfterReply).
+      servedModel: 'demo-model',
     });
   });
 

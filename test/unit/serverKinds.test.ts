@@ -22,6 +22,8 @@ describe('server kinds', () => {
       llamacpp: 'http://localhost:8080/v1',
       lmstudio: 'http://localhost:1234/v1',
       ollama: 'http://localhost:11434/v1',
+      litellm: 'http://localhost:4000/v1',
+      tgi: 'http://localhost:8080/v1',
       other: '',
     });
   });
@@ -31,11 +33,20 @@ describe('server kinds', () => {
     expect(required).toEqual(['openai', 'openrouter', 'azure']);
   });
 
-  it('uses flavors that the URL detection agrees with', () => {
+  it('uses flavors that the URL detection agrees with, but for TGI, whose usual port is llama.cpp\'s (the setup saves the flavor)', () => {
     for (const kind of SERVER_KINDS) {
-      if (kind.id === 'other') continue;
+      if (kind.id === 'other' || kind.id === 'tgi') continue;
       expect(detectFlavor(kind.defaultUrl), kind.id).toBe(kind.flavor);
     }
+    // The TGI container is published on 8080 in Hugging Face's docs, as llama-server listens: only the saved flavor tells them apart.
+    expect(detectFlavor(serverKind('tgi').defaultUrl)).toBe('llamacpp');
+    expect(kindOfEndpoint(serverKind('tgi').defaultUrl, 'tgi')).toBe('tgi');
+    expect(detectFlavor('http://tgi.internal:80/v1')).toBe('tgi');
+    expect(detectFlavor('http://litellm-proxy.internal/v1')).toBe('litellm');
+  });
+
+  it('asks Azure for a deployment name: its list names models, requests name deployments', () => {
+    expect(SERVER_KINDS.filter((kind) => kind.deployments).map((kind) => kind.id)).toEqual(['azure']);
   });
 
   it('recognizes the kind of an existing configuration', () => {

@@ -186,12 +186,13 @@ describe('the window the server runs, per server kind (loopback server with each
   it('Ollama, `ollama pull` model not loaded and no num_ctx: unknown until loaded, the trained length only as a labelled fallback', async () => {
     const found = await discoverOver('ollama', 'qwen2.5-coder:7b', { 'GET /api/ps': OLLAMA_PS_EMPTY, 'POST /api/show': OLLAMA_SHOW });
     expect(found).toMatchObject({ tokens: 32768, untilLoaded: true, warning: OLLAMA_DEFAULT_WARNING });
-    expect(found?.warning).toMatch(/4k below 24 GiB, 32k up to 48 GiB, 256k above; OLLAMA_CONTEXT_LENGTH/);
+    expect(found?.warning).toMatch(/4k below 24 GiB, 32k up to 48 GiB, 256k above, never more than the trained length.*; OLLAMA_CONTEXT_LENGTH overrides/);
     expect(found?.warning).toMatch(/num_ctx/);
     expect(found?.warning).not.toMatch(/2048 or 4096/);
     const shown = bound(found);
     expect(shown).toMatchObject({ tokens: 32768, source: 'untilLoaded' });
-    expect(shown.label).toMatch(/^unknown until loaded \(Ollama \/api\/show context_length \(trained length; unknown until loaded\)\)$/);
+    // What Ollama's defaults imply for a model trained for 32k: 4k or 32k by GPU memory (never 256k: capped at the trained length).
+    expect(shown.label).toMatch(/^unknown until loaded \(Ollama \/api\/show context_length 32,768 \(trained length; unknown until loaded: by Ollama's defaults 4,096 or 32,768 by GPU memory, or OLLAMA_CONTEXT_LENGTH; learned from \/api\/ps after the first reply\)\)$/);
   });
 
   it('Ollama, "llama3.2" is found in /api/ps as "llama3.2:latest"', async () => {
@@ -213,10 +214,12 @@ describe('the window the server runs, per server kind (loopback server with each
 
   it('llama.cpp, model list with n_ctx_train but no n_ctx: /props n_ctx wins, the training length is only a fallback', async () => {
     expect(parseModelList(LLAMACPP_MODELS)).toEqual([{ id: 'qwen2.5-coder-7b-instruct-q4_k_m.gguf', trainedWindow: 32768 }]);
-    const found = await discoverOver('llamacpp', 'qwen2.5-coder-7b-instruct-q4_k_m.gguf', { 'GET /v1/models': LLAMACPP_MODELS, 'GET /props': LLAMACPP_PROPS });
+    // A single-model llama-server ignores the ?model= query a router needs; /models is /v1/models there, without `status`.
+    const props = 'GET /props?model=qwen2.5-coder-7b-instruct-q4_k_m.gguf&autoload=false';
+    const found = await discoverOver('llamacpp', 'qwen2.5-coder-7b-instruct-q4_k_m.gguf', { 'GET /v1/models': LLAMACPP_MODELS, 'GET /models': LLAMACPP_MODELS, [props]: LLAMACPP_PROPS });
     expect(found).toEqual({ tokens: 16384, detail: 'llama.cpp /props n_ctx' });
     expect(bound(found)).toMatchObject({ tokens: 16384, source: 'server' });
-    expect(server?.asked).toContain('GET /props');
+    expect(server?.asked).toContain(props);
   });
 
   it('LM Studio 0.4, model loaded: /api/v1/models loaded_instances[].config.context_length', async () => {
@@ -243,9 +246,18 @@ describe('the window the server runs, per server kind (loopback server with each
   });
 
   it('an unknown server is asked as each local server; one that says what runs wins over one that only knows a maximum', async () => {
-    const probe = recorded({ 'GET /props': LLAMACPP_PROPS, 'GET /api/v0/models/m': { ...LMSTUDIO_V0_MODEL, state: 'not-loaded' } });
+    const probe = recorded({ 'GET /props?model=m&autoload=false': LLAMACPP_PROPS, 'GET /api/v0/models/m': { ...LMSTUDIO_V0_MODEL, state: 'not-loaded' } });
     expect(await discoverWindow('generic', 'm', probe.fetchJson)).toMatchObject({ tokens: 16384 });
-    expect(probe.asked.sort()).toEqual(['GET /api/ps', 'GET /api/v0/models/m', 'GET /api/v1/models', 'GET /props', 'POST /api/show']);
+    expect(probe.asked.sort()).toEqual([
+      'GET /api/ps',
+      'GET /api/v0/models/m',
+      'GET /api/v1/models',
+      'GET /model/info',
+      'GET /models',
+      'GET /props?model=m&autoload=false',
+      'GET /v1/model/info',
+      'POST /api/show',
+    ]);
   });
 
   it('vLLM and OpenRouter say it in /models, so they are not probed', async () => {
@@ -343,11 +355,11 @@ describe('probes reach only the configured server', () => {
     const seen: { url: string; init: RequestInit | undefined }[] = [];
     const fake = ((url: URL | string, init?: RequestInit) => {
       seen.push({ url: String(url), init });
-      return Promise.resolve(String(url).endsWith('/props') ? new Response(JSON.stringify(LLAMACPP_PROPS), { status: 200 }) : new Response('no', { status: 404 }));
+      return Promise.resolve(new URL(url).pathname === '/props' ? new Response(JSON.stringify(LLAMACPP_PROPS), { status: 200 }) : new Response('no', { status: 404 }));
     }) as typeof fetch;
     const fetchJson = serverFetchJson('http://localhost:8080/v1', { authorization: 'Bearer k' }, fake)!;
     expect(await discoverWindow('llamacpp', 'm', fetchJson)).toMatchObject({ tokens: 16384 });
-    expect(seen[0]).toMatchObject({ url: 'http://localhost:8080/props', init: { method: 'GET', redirect: 'manual', headers: { authorization: 'Bearer k' } } });
+    expect(seen[0]).toMatchObject({ url: 'http://localhost:8080/props?model=m&autoload=false', init: { method: 'GET', redirect: 'manual', headers: { authorization: 'Bearer k' } } });
     await expect(fetchJson('/missing')).rejects.toThrow('HTTP 404');
     await expect(fetchJson('//evil.example/x')).rejects.toThrow();
     await expect(fetchJson('@evil.example/x')).rejects.toThrow();

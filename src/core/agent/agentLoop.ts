@@ -69,6 +69,11 @@ export interface AgentOptions {
   raiseWindowHint?: string;
   /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
   commandSnapshots?: CommandSnapshots;
+  /**
+   * Asked once per request, after the first reply, while the window is unknown (a model the server loaded for that
+   * request, a deployment whose model the reply names): the window now known, used from the next call on.
+   */
+  windowAfterReply?: (done: DoneEvent) => Promise<number | undefined>;
 }
 
 /** What taught a window: a refusal that named it, or a prompt the server shortened to fit it. */
@@ -124,6 +129,8 @@ interface LoopState {
   calls: Set<string>;
   /** The user was told this request that the server truncated a prompt. */
   toldTruncation?: boolean;
+  /** The window was asked for after a reply this request (windowAfterReply). */
+  askedWindow?: boolean;
 }
 
 /** A completed reply is progress when it answers, or calls something this request has not called before. */
@@ -241,6 +248,16 @@ function* noteTruncation(options: AgentOptions, state: LoopState, kept: number, 
   };
 }
 
+/** While the window is unknown, the first reply may show it (the server loaded the model for it): asked once per request. */
+async function learnWindowAfterReply(options: AgentOptions, state: LoopState, done: DoneEvent): Promise<void> {
+  if (state.deps.windowKnown !== false || state.askedWindow || !options.windowAfterReply) return;
+  state.askedWindow = true;
+  const window = boundedWindow(await options.windowAfterReply(done).catch(() => undefined));
+  if (window === undefined) return;
+  state.deps.contextWindow = window;
+  state.deps.windowKnown = true;
+}
+
 /** Appends the completed reply and reports usage; returns the reply's entry. */
 async function* recordReply(options: AgentOptions, state: LoopState, done: DoneEvent, measured: MeasuredContext): AsyncGenerator<AgentEvent, AssistantEntry> {
   const verdict = done.usage ? judgeUsage(options, done.usage.promptTokens, measured) : undefined;
@@ -258,6 +275,7 @@ async function* recordReply(options: AgentOptions, state: LoopState, done: DoneE
   state.outputCeiling = undefined;
   yield { type: 'message', entry };
   if (verdict && !verdict.believed && verdict.truncated) yield* noteTruncation(options, state, verdict.truncated.kept, measured);
+  await learnWindowAfterReply(options, state, done);
   yield { type: 'usage', ...(done.usage ? { usage: done.usage } : {}), budget: measureContext(options.log.path(), state.deps).budget };
   return entry;
 }

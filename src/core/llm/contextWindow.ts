@@ -45,6 +45,8 @@ export interface ContextWindowInputs {
   modelMetadata?: WindowFact | null;
   /** The window the endpoint's /models list reports for the model (context_length, max_model_len...). */
   endpointList?: number | null;
+  /** Said of the listed window when it is not the entry's own (a LoRA adapter's base model, an OpenRouter variant's base id). */
+  endpointDetail?: string;
   /** The window the server's own API reports, asked when the listing says nothing. */
   server?: WindowFact | null;
 }
@@ -83,7 +85,7 @@ function reportedWindow(inputs: ContextWindowInputs): ResolvedWindow {
   const fromModel = boundedWindow(inputs.modelMetadata?.contextWindow);
   if (fromModel !== undefined) return fact(fromModel, 'model', inputs.modelMetadata?.detail);
   const listed = boundedWindow(inputs.endpointList);
-  if (listed !== undefined) return { tokens: listed, source: 'endpoint' };
+  if (listed !== undefined) return fact(listed, 'endpoint', inputs.endpointDetail);
   const fromServer = boundedWindow(inputs.server?.contextWindow);
   if (fromServer !== undefined) return fact(fromServer, inputs.server?.untilLoaded ? 'untilLoaded' : 'server', inputs.server?.detail);
   return { tokens: DEFAULT_CONTEXT_WINDOW, source: 'default' };

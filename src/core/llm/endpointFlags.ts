@@ -48,6 +48,8 @@ export const FLAVOR_DEFAULTS: Record<ResolvedFlavor, FlavorDefaults> = {
   llamacpp: BASE,
   lmstudio: BASE,
   ollama: BASE,
+  litellm: BASE,
+  tgi: BASE,
   generic: BASE,
 };
 
@@ -67,7 +69,10 @@ export function detectFlavor(baseUrl: string): ResolvedFlavor {
   if (host.includes('lmstudio')) return 'lmstudio';
   if (host.includes('vllm')) return 'vllm';
   if (host.includes('llamacpp') || host.includes('llama-cpp')) return 'llamacpp';
+  if (host.includes('litellm')) return 'litellm';
+  if (/(^|[.-])tgi([.-]|$)|text-generation-inference/.test(host)) return 'tgi';
   const portFlavors: Record<string, ResolvedFlavor> = {
+    '4000': 'litellm',
     '11434': 'ollama',
     '1234': 'lmstudio',
     '8000': 'vllm',

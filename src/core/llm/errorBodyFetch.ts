@@ -54,11 +54,14 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
 
 /**
  * The SDK only keeps `body.error` of a failed response; servers that put the message at the top level would
- * surface as "400 status code (no body)". Such bodies are re-wrapped as {error: body}.
+ * surface as "400 status code (no body)". Such bodies are re-wrapped as {error: body}; Gemini's OpenAI-compatible
+ * API answers a one-element list ([{"error": {...}}]), whose element is kept.
  */
 function rewrapped(text: string): string {
   try {
     const parsed: unknown = JSON.parse(text);
+    const first: unknown = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : undefined;
+    if (typeof first === 'object' && first !== null && !Array.isArray(first) && 'error' in first) return JSON.stringify(first);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !('error' in parsed)) return JSON.stringify({ error: parsed });
   } catch {
     // Not JSON (or cut short): the SDK reports plain text as the message already.

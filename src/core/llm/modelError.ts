@@ -2,7 +2,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ModelError, ModelErrorKind } from './modelStream';
 import { RedirectError } from './errorBodyFetch';
-import { contextWindowFromError, matchOverflow, promptTokensFromError } from './overflowPatterns';
+import { classifyOverflow } from './overflowPatterns';
 
 /** Replaces every occurrence of the secret (and its bearer form) in a text; short secrets are left alone. */
 export function scrubSecret(text: string, secret: string | undefined): string {
@@ -69,21 +69,34 @@ export function makeModelError(kind: ModelErrorKind, rawDetail: string, extra: P
   return { kind, message, retryable: RETRYABLE.has(kind), ...extra };
 }
 
+/** Statuses whose refusal may be an overflow a server words its own way (not auth, not found, not a timeout or rate limit). */
+function mayBeOverflow(status: number | undefined): boolean {
+  return status === undefined || (status >= 400 && status < 500 && ![401, 403, 404, 408, 429].includes(status));
+}
+
+/** A refusal we do not know the words of, but which names a token limit: said so, since its numbers are not read. */
+const UNRECOGNIZED_OVERFLOW_NOTE = 'not a message we know, but it names a token limit, so it is taken as a context overflow';
+
+function overflowError(detail: string, statusNote: string, status: number | undefined, found: { recognized: boolean; contextWindow?: number; promptTokens?: number }): ModelError {
+  const text = found.recognized ? `${detail}${statusNote}` : `${detail}${statusNote} (${UNRECOGNIZED_OVERFLOW_NOTE})`;
+  return makeModelError('overflow', text, {
+    ...(status ? { status } : {}),
+    ...(found.contextWindow ? { contextWindow: found.contextWindow } : {}),
+    ...(found.promptTokens ? { promptTokens: found.promptTokens } : {}),
+  });
+}
+
 function fromApiError(error: APIError): ModelError {
   const status = error.status;
   const detail = serverDetail(error);
   const code = typeof error.code === 'string' ? error.code : '';
   const type = typeof error.type === 'string' ? error.type : '';
-  const overflow = status !== 429 ? matchOverflow(`${code} ${type} ${detail}`) : undefined;
   const statusNote = status ? ` (HTTP ${status})` : '';
-  if (overflow) {
-    const window = contextWindowFromError(detail, error.error);
-    const promptTokens = promptTokensFromError(detail, error.error);
-    return makeModelError('overflow', `${detail}${statusNote}`, {
-      ...(status ? { status } : {}),
-      ...(window ? { contextWindow: window } : {}),
-      ...(promptTokens ? { promptTokens } : {}),
-    });
+  const streamStatus = status === undefined ? streamErrorStatus(error) : undefined;
+  // An unknown wording counts only on a 4xx refusal (a stream error counts when its body names a 4xx code).
+  const found = status === undefined || ![401, 403, 404, 429].includes(status) ? classifyOverflow(`${code} ${type} ${detail}`, error.error) : undefined;
+  if (found && (found.recognized || (status !== undefined ? mayBeOverflow(status) : streamStatus !== undefined && mayBeOverflow(streamStatus)))) {
+    return overflowError(detail, statusNote, status ?? streamStatus, found);
   }
   if (status === undefined) return streamError(error, detail);
   const kind = kindForStatus(status);
@@ -97,14 +110,19 @@ function fromApiError(error: APIError): ModelError {
   return built;
 }
 
+/** The 4xx/5xx code an error event inside a stream names in its body, if any. */
+function streamErrorStatus(error: APIError): number | undefined {
+  const body = error.error;
+  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['code'] : undefined;
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : typeof code === 'string' && /^[45]\d\d$/.test(code) ? Number(code) : undefined;
+}
+
 /**
  * An error event inside a stream has no HTTP status. Before any output it is retried like a server error
  * (the caller never retries once output streamed), unless its body names a 4xx code.
  */
 function streamError(error: APIError, detail: string): ModelError {
-  const body = error.error;
-  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['code'] : undefined;
-  const status = typeof code === 'number' && code >= 400 && code < 600 ? code : typeof code === 'string' && /^[45]\d\d$/.test(code) ? Number(code) : undefined;
+  const status = streamErrorStatus(error);
   const kind = status !== undefined ? kindForStatus(status) : 'server';
   return makeModelError(kind, `the stream reported an error: ${detail}`, status !== undefined ? { status } : {});
 }

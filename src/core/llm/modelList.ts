@@ -8,6 +8,13 @@ export interface ModelInfo {
   /** Only the trained or maximum length (llama.cpp n_ctx_train, LM Studio max_context_length): not what runs. */
   trainedWindow?: number;
   maxOutputTokens?: number;
+  /**
+   * The listed model this one is served from, when the entry names one: vLLM's `parent` of a LoRA adapter, or the
+   * `root` of a prompt adapter (a base model's `root` is a path, which names no listed model).
+   */
+  parent?: string;
+  /** Where contextWindow came from when it is not this entry's own field (its base model's, its variant's base id). */
+  windowDetail?: string;
 }
 
 /** Entries of a listing read, and the longest id kept: a listing is a few hundred models with short names. */
@@ -63,7 +70,40 @@ export function parseModelInfo(raw: unknown): ModelInfo | undefined {
   }
   const maxOutputTokens = firstNumber(record, OUTPUT_FIELDS, outputTokens);
   if (maxOutputTokens !== undefined) info.maxOutputTokens = maxOutputTokens;
+  const parent = [record['parent'], record['root']].find((name): name is string => typeof name === 'string' && name !== '' && name !== id && name.length <= MAX_MODEL_ID_CHARS);
+  if (parent !== undefined) info.parent = parent;
   return info;
+}
+
+/**
+ * OpenRouter's variant suffixes (`:nitro` fastest provider, `:floor` cheapest, `:online` web search, `:thinking`,
+ * `:extended`, `:exacto`, `:free`...): the variant runs the same model, and only the base id is listed.
+ */
+const VARIANT_SUFFIX = /^([^:]+\/[^:]+):([a-z][a-z0-9-]{0,31})$/;
+
+/**
+ * The listing's entry for a model id, with the window it runs: its own, else its base model's (a vLLM LoRA adapter
+ * is listed without max_model_len, its `parent` with it), else, for an OpenRouter variant that is not listed, its base
+ * id's. Undefined when the listing does not know the model.
+ */
+export function findListedModel(models: readonly ModelInfo[], id: string): ModelInfo | undefined {
+  const exact = models.find((model) => model.id === id);
+  if (exact && exact.contextWindow === undefined && exact.parent !== undefined) {
+    const base = models.find((model) => model.id === exact.parent);
+    if (base?.contextWindow !== undefined) {
+      return { ...exact, contextWindow: base.contextWindow, windowDetail: `the window its base model ${base.id} is listed with (max_model_len; a LoRA adapter lists none)` };
+    }
+  }
+  if (exact) return exact;
+  const variant = VARIANT_SUFFIX.exec(id);
+  const base = variant ? models.find((model) => model.id === variant[1]) : undefined;
+  if (!variant || !base) return undefined;
+  const { parent: _parent, windowDetail: _detail, ...fields } = base;
+  return {
+    ...fields,
+    id,
+    ...(base.contextWindow !== undefined ? { windowDetail: `the window of ${base.id} in the model list (the :${variant[2]} variant is not listed; it runs the same model)` } : {}),
+  };
 }
 
 /** Parses a whole listing body ({data: [...]}, llama.cpp's {models: [...]}, or a bare array), at most MAX_LISTED_MODELS. */

@@ -72,6 +72,8 @@ export interface DoneEvent {
   invalidArguments: string[];
   usage?: Usage;
   stopReason: StopReason;
+  /** The model the server says answered (the chunks' `model`): Azure names the model behind a deployment there. */
+  servedModel?: string;
 }
 
 export interface ErrorEvent {

@@ -45,10 +45,13 @@ async function loadWindows(): Promise<ReadonlyMap<string, number>> {
   return new Map(Object.entries(FALLBACK_WINDOWS));
 }
 
-/** Candidate names for an id: as given, without a provider prefix ("openai/gpt-4o"), without a date suffix. */
+/**
+ * Candidate names for an id: as given, without a provider prefix ("openai/gpt-4o"), in OpenAI's spelling of Azure's
+ * model names ("gpt-35-turbo"), without a date suffix (OpenAI's "-2024-08-06", Azure's "-0613").
+ */
 function candidates(modelId: string): string[] {
-  const bare = modelId.replace(/^openai\//, '');
-  return [modelId, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, '')];
+  const bare = modelId.replace(/^(?:openai|azure)\//, '').replace(/^gpt-35(?=-|$)/, 'gpt-3.5');
+  return [modelId, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, ''), bare.replace(/-\d{4}$/, '')];
 }
 
 /** The window of an OpenAI model id, or undefined for any other model. */

@@ -3,7 +3,7 @@ import { detectFlavor } from './endpointFlags';
 import type { ModelErrorKind } from './modelStream';
 import type { EndpointFlavor } from '../settings/settings';
 
-export type ServerKindId = 'openai' | 'openrouter' | 'azure' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'other';
+export type ServerKindId = 'openai' | 'openrouter' | 'azure' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'litellm' | 'tgi' | 'other';
 
 export interface ServerKind {
   id: ServerKindId;
@@ -18,6 +18,8 @@ export interface ServerKind {
   startHint?: string;
   /** Part of the default URL the person must replace (selected in the URL box). */
   placeholder?: string;
+  /** Requests name a deployment the person made, not a listed model (Azure): the model picker asks for its name. */
+  deployments?: boolean;
 }
 
 export const AZURE_RESOURCE_PLACEHOLDER = 'YOUR-RESOURCE';
@@ -32,11 +34,21 @@ export const SERVER_KINDS: readonly ServerKind[] = [
     flavor: 'azure',
     apiKey: 'required',
     placeholder: AZURE_RESOURCE_PLACEHOLDER,
+    deployments: true,
   },
   { id: 'vllm', label: 'vLLM', defaultUrl: 'http://localhost:8000/v1', flavor: 'vllm', apiKey: 'optional', startHint: 'Is `vllm serve <model>` running?' },
   { id: 'llamacpp', label: 'llama.cpp server', defaultUrl: 'http://localhost:8080/v1', flavor: 'llamacpp', apiKey: 'optional', startHint: 'Is `llama-server -m <model.gguf>` running?' },
   { id: 'lmstudio', label: 'LM Studio', defaultUrl: 'http://localhost:1234/v1', flavor: 'lmstudio', apiKey: 'optional', startHint: 'Is the LM Studio server started (Developer tab, or `lms server start`)?' },
   { id: 'ollama', label: 'Ollama', defaultUrl: 'http://localhost:11434/v1', flavor: 'ollama', apiKey: 'optional', startHint: 'Is Ollama running (`ollama serve`)?' },
+  { id: 'litellm', label: 'LiteLLM proxy', defaultUrl: 'http://localhost:4000/v1', flavor: 'litellm', apiKey: 'optional', startHint: 'Is the proxy running (`litellm --config config.yaml`)?' },
+  {
+    id: 'tgi',
+    label: 'Hugging Face TGI',
+    defaultUrl: 'http://localhost:8080/v1',
+    flavor: 'tgi',
+    apiKey: 'optional',
+    startHint: 'Is `text-generation-launcher` (or its container, usually published on port 8080) running?',
+  },
   { id: 'other', label: 'Other OpenAI-compatible server', defaultUrl: '', flavor: 'auto', apiKey: 'optional' },
 ];
 

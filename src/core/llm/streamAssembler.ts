@@ -22,6 +22,9 @@ const FINISH_REASONS: Record<string, StopReason> = {
 /** Largest believable token count in a usage report: no model has a window past ten million. */
 export const MAX_REPORTED_TOKENS = 10_000_000;
 
+/** Longest model name kept from a chunk: real ones are short, a hostile one is ignored. */
+const MAX_SERVED_MODEL_CHARS = 256;
+
 function isTokenCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_REPORTED_TOKENS;
 }
@@ -64,6 +67,7 @@ export class StreamAssembler {
   private readonly slots = new Map<number, number>();
   private usage: Usage | undefined;
   private finishReason: string | undefined;
+  private servedModel: string | undefined;
 
   /** True once anything the caller can see has streamed; retrying after that would duplicate output. */
   get hasOutput(): boolean {
@@ -79,6 +83,8 @@ export class StreamAssembler {
     const events: StreamEvent[] = [];
     const usage = mapUsage(chunk.usage);
     if (usage) this.usage = usage;
+    const model: unknown = chunk.model;
+    if (this.servedModel === undefined && typeof model === 'string' && model !== '' && model.length <= MAX_SERVED_MODEL_CHARS) this.servedModel = model;
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== undefined && choice.index !== 0) continue;
       const delta = (choice.delta ?? {}) as Record<string, unknown>;
@@ -152,6 +158,7 @@ export class StreamAssembler {
     };
     if (this.reasoning) event.reasoning = this.reasoning;
     if (this.usage) event.usage = this.usage;
+    if (this.servedModel) event.servedModel = this.servedModel;
     return event;
   }
 }
