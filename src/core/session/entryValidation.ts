@@ -54,6 +54,7 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
     summary: isString,
     firstKeptEntryId: (value) => value === null || isString(value),
     turnPrefixSummary: optional(isString),
+    carriedRequestId: optional((value) => value === null || isString(value)),
     tokensBefore: isNumber,
     tokensAfter: isNumber,
     files: isLedger,
