@@ -237,7 +237,7 @@ export function buildContext(path: readonly SessionEntry[], options: BuildContex
   }
   const parts = contextParts(path);
   if (parts.compaction) {
-    items.push({ message: { role: 'user', content: summaryMessageText(parts.compaction) }, kind: 'summary', entryId: parts.compaction.id });
+    items.push({ message: { role: 'user', content: summaryMessageText(parts.compaction, parts.restored.length > 0) }, kind: 'summary', entryId: parts.compaction.id });
   }
   const sequence: Candidate[] = [
     ...parts.resent.map((entry): Candidate => ({ entry, kind: 'pinned' })),
