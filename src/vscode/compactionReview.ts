@@ -2,13 +2,12 @@
 import * as vscode from 'vscode';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/compaction/compaction';
-import { applyCompaction, proposeCompaction } from '../core/compaction/compaction';
+import { proposeCompaction } from '../core/compaction/compaction';
 import { proposeHandoff } from '../core/compaction/handoff';
-import { handOff } from '../core/agent/sessionFlows';
+import { applyReviewed, handOff, proposeForReview } from '../core/agent/sessionFlows';
 import type { PendingReview } from '../core/agent/sessionEngine';
 import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { shrinkProblem } from '../core/compaction/cutPlan';
 import type { CompactionEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
@@ -147,21 +146,14 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   async propose(session: AgentSession, instructions: string | undefined, auto: boolean, signal?: AbortSignal): Promise<Pending | undefined> {
     const { summarize, modelId } = await this.summarizerFor(session);
     const deps = await this.deps(session);
-    const proposal = await this.whileBusy('summarizing', () =>
-      proposeCompaction(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}), force: true }),
-    );
-    if (signal?.aborted) return undefined;
-    if (!proposal) {
+    const stop = signal ?? new AbortController().signal;
+    const replacedBecause = vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.');
+    const review = await this.whileBusy('summarizing', () => proposeForReview(session, { ...deps, summarize, signal: stop, ...(instructions ? { instructions } : {}), auto, modelId, replacedBecause }));
+    if (stop.aborted) return undefined;
+    if (!review) {
       this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
       return undefined;
     }
-    // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
-    const noShrink = auto ? shrinkProblem(proposal.tokensBefore, proposal.tokensAfter) : null;
-    if (noShrink) {
-      proposal.problems = [...proposal.problems, noShrink];
-      proposal.needsReview = true;
-    }
-    const review = session.engine.offerReview(proposal, auto, modelId, vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.'));
     this.notice = undefined;
     this.changed.fire();
     return { session, review };
@@ -273,17 +265,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   async applyPending(pending: Pending, summary: string, edited: boolean): Promise<CompactionEntry> {
     const { session, review } = pending;
     const deps = await this.deps(session);
-    const entry = await this.whileBusy('applying', () =>
-      applyCompaction(session.log, review.proposal, {
-        summary,
-        edited,
-        auto: review.auto,
-        ...(review.proposal.instructions !== undefined ? { instructions: review.proposal.instructions } : {}),
-        model: review.modelId,
-        deps,
-      }),
-    );
-    if (session.engine.review === review) session.engine.takeReview(review.id);
+    const entry = await this.whileBusy('applying', () => applyReviewed(session, review, summary, edited, deps));
     this.say('info', vscode.l10n.t('Compacted: {0} → {1} tokens. Restore Pre-Compaction Branch undoes it.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
     return entry;
   }

@@ -1,12 +1,15 @@
 // Restore and hand-off as flows of the core: plan, take the session (SessionEngine.exclusive), plan again on what is current, apply.
 import type { Checkpoint, RestoreItem, RestoreOutcome, RestorePort } from '../checkpoints/fileCheckpoints';
 import { applyFileRestore, checkpoints, planFileRestore } from '../checkpoints/fileCheckpoints';
-import type { CompactionProposal } from '../compaction/compaction';
+import type { CountingDeps } from '../budget/meter';
+import type { CompactionProposal, ProposeOptions } from '../compaction/compaction';
+import { applyCompaction, proposeCompaction } from '../compaction/compaction';
+import { shrinkProblem } from '../compaction/cutPlan';
 import { returnToCompactionPoint, undoCompaction, type UndoResult } from '../compaction/compactionUndo';
 import { startHandoff, type HandoffOptions } from '../compaction/handoff';
 import type { CompactionEntry, HandoffSource } from '../session/entries';
 import type { SessionLog } from '../session/sessionLog';
-import type { ConfirmStop, SessionEngine } from './sessionEngine';
+import type { ConfirmStop, PendingReview, SessionEngine } from './sessionEngine';
 
 /** What the flows need of a session: its log and the engine that owns what runs on it. */
 export interface FlowSession {
@@ -147,6 +150,40 @@ export async function restoreBeforeCompaction(session: FlowSession, plan: Compac
       }),
     options.confirmStop,
   );
+}
+
+// ─── A compaction for review: proposed and applied with the session held (the loop's own runs in contextGate.ts) ───
+
+export interface ReviewRequest extends Omit<ProposeOptions, 'force'> {
+  /** Proposed by the agent rather than asked for by the person. */
+  auto: boolean;
+  modelId: string;
+  /** Told to a request that waited for an earlier proposal this one replaces. */
+  replacedBecause: string;
+}
+
+/**
+ * Proposes a compaction and registers it for review with the engine (one per session). Null when there is nothing
+ * to compact or the signal stopped it. Run it with the session held (SessionEngine.exclusive, or in its request).
+ */
+export async function proposeForReview(session: FlowSession, request: ReviewRequest): Promise<PendingReview<CompactionProposal> | null> {
+  const proposal = await proposeCompaction(session.log, { ...request, force: true });
+  if (request.signal.aborted || !proposal) return null;
+  // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
+  const noShrink = request.auto ? shrinkProblem(proposal.tokensBefore, proposal.tokensAfter) : null;
+  if (noShrink) {
+    proposal.problems = [...proposal.problems, noShrink];
+    proposal.needsReview = true;
+  }
+  return session.engine.offerReview(proposal, request.auto, request.modelId, request.replacedBecause);
+}
+
+/** Applies a proposal the person approved (or one that needs no review) and forgets the review. */
+export async function applyReviewed(session: FlowSession, review: PendingReview<CompactionProposal>, summary: string, edited: boolean, deps: CountingDeps): Promise<CompactionEntry> {
+  const { proposal } = review;
+  const entry = await applyCompaction(session.log, proposal, { summary, edited, auto: review.auto, ...(proposal.instructions !== undefined ? { instructions: proposal.instructions } : {}), model: review.modelId, deps });
+  if (session.engine.review === review) session.engine.takeReview(review.id);
+  return entry;
 }
 
 // ─── Hand-off: the reviewed summary starts a new session ───
