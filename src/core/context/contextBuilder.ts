@@ -108,15 +108,24 @@ export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undef
   const known = carriedByCompaction.get(latest.compaction);
   if (known !== undefined) return known ?? undefined;
   const recorded = latest.compaction.carriedRequestId;
-  const carried = recorded === undefined ? requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId) : recorded === null ? undefined : requestBefore(path, latest.index, recorded);
+  const carried = recorded === undefined ? requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId) : recorded === null ? undefined : requestBefore(path, latest.index, latest.compaction.firstKeptEntryId, recorded);
   carriedByCompaction.set(latest.compaction, carried ?? null);
   return carried;
 }
 
-/** The person's request `id` on the path before index `at`; a hand-edited id naming anything else carries nothing. */
-function requestBefore(path: readonly SessionEntry[], at: number, id: string): UserEntry | undefined {
+/**
+ * The person's request `id` on the path before the compaction at `at` and before its cut (a request kept verbatim is
+ * sent as kept, not carried); a hand-edited id naming anything else carries nothing.
+ */
+function requestBefore(path: readonly SessionEntry[], at: number, firstKeptEntryId: string | null, id: string): UserEntry | undefined {
+  let kept = firstKeptEntryId !== null;
   for (let index = at - 1; index >= 0; index--) {
     const entry = path[index];
+    if (kept) {
+      if (entry?.id === firstKeptEntryId) kept = false;
+      if (entry?.id === id) return undefined;
+      continue;
+    }
     if (entry?.id !== id) continue;
     return entry.type === 'user' && !entry.synthetic ? entry : undefined;
   }
