@@ -7,7 +7,7 @@ import { runAgent } from '../src/core/agent/agentLoop';
 import { buildSystemPrompt } from '../src/core/agent/systemPrompt';
 import { Calibration } from '../src/core/budget/calibration';
 import { thresholdsFor } from '../src/core/budget/thresholds';
-import { modelSummarizer } from '../src/core/compaction/modelSummarizer';
+import { modelSummarizer } from '../src/core/compaction/summarizer';
 import type { ChatToolDefinition } from '../src/core/context/chatMessage';
 import { buildContext, SUMMARY_PREFIX } from '../src/core/context/contextBuilder';
 import type { ModelStream, StreamEvent } from '../src/core/llm/modelStream';

@@ -1,6 +1,6 @@
 // Composition root: creates the extension's objects, wires them together and registers their disposables.
 import * as vscode from 'vscode';
-import { modelSummarizer } from './core/compaction/modelSummarizer';
+import { modelSummarizer } from './core/compaction/summarizer';
 import { pathUsage } from './core/views/usageView';
 import { AgentSessions } from './vscode/agentSessions';
 import { ApiKeyStore } from './vscode/apiKeyStore';

@@ -12,7 +12,7 @@ import { readInstructionFiles } from '../core/context/instructionFiles';
 import { buildSystemPrompt } from '../core/agent/systemPrompt';
 import { thresholdsFor } from '../core/budget/thresholds';
 import { prepareAttachments } from '../core/agent/userAttachments';
-import { modelSummarizer } from '../core/compaction/modelSummarizer';
+import { modelSummarizer } from '../core/compaction/summarizer';
 import type { DoneEvent, ModelError } from '../core/llm/modelStream';
 import { selectTools } from '../core/budget/toolSelection';
 import { functionName, ToolRegistry } from '../core/tools/toolRegistry';

@@ -1,7 +1,9 @@
-// Restore Checkpoint: puts the files, the conversation or both back to before any request (palette, panel, pre-compaction restore).
+// Restore Checkpoint as the person sees it: the pickers, the questions and the sentences; the core's flow plans and restores.
 import * as vscode from 'vscode';
 import type { Checkpoint, RestoreItem, RestorePort } from '../core/checkpoints/fileCheckpoints';
-import { applyFileRestore, changedSince, checkpoints, planFileRestore, unrecordedSentence } from '../core/checkpoints/fileCheckpoints';
+import { changedSince, checkpoints, unrecordedSentence } from '../core/checkpoints/fileCheckpoints';
+import { planCheckpointRestore, planCompactionRestore, restoreBeforeCompaction, restoreCheckpoint as restoreCheckpointFlow, type CheckpointMode, type CompactionRestored, type FileAccess, type FilesRestored, type RestoreOptions } from '../core/agent/sessionFlows';
+import type { ConfirmStop } from '../core/agent/sessionEngine';
 import { isNotFound } from '../core/checkpoints/changeRecorder';
 import { blobRefOf } from '../core/storage/blobStore';
 import { resolveSafely } from '../core/tools/pathSafety';
@@ -9,8 +11,9 @@ import { readRegularText, verifyWriteTarget } from '../core/tools/safeFileIo';
 import type { AgentSession } from './agentSession';
 import { fileRoots } from './workspaceAccess';
 import { formatWhen } from '../shared/budgetFormat';
+import { confirmStopRequest } from './stopRequestConfirmation';
 
-export type RestoreMode = 'both' | 'files' | 'conversation';
+export type RestoreMode = CheckpointMode;
 
 function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri.toString());
@@ -93,18 +96,23 @@ export async function mayRestoreFiles(items: readonly RestoreItem[]): Promise<bo
   return confirmOverwrite(items);
 }
 
-/**
- * Restores the files (after mayRestoreFiles) to before `entryId` (a request, a compaction or an earlier restore)
- * and records it as a fileRestore entry on the current branch. Returns one sentence for the person.
- */
-export async function restoreFiles(session: AgentSession, entryId: string, items: readonly RestoreItem[], what: string): Promise<string> {
-  if (items.length === 0) return vscode.l10n.t('No file needed restoring to {0}.', what);
-  const outcome = await applyFileRestore(items, workspaceRestorePort, session.log.blobs, fileRoots());
-  if (outcome.changes.length > 0) await session.log.append({ type: 'fileRestore', targetId: entryId, changes: outcome.changes });
-  const restored = outcome.changes.map((change) => change.path);
+/** How the workspace's files are read and written for a restore, and where they may be. */
+export function workspaceFiles(): FileAccess {
+  return { port: workspaceRestorePort, roots: fileRoots() };
+}
+
+/** What the restore of the core's flows needs from VS Code: the files, and the two questions it may ask. */
+export function restoreOptions(confirmStop: ConfirmStop = confirmStopRequest): RestoreOptions {
+  return { files: workspaceFiles(), confirmStop, confirmAdded: mayRestoreFiles };
+}
+
+/** What a file restore did, in one or two sentences for the person. */
+export function filesRestoredSentence(files: FilesRestored, what: string): string {
+  const restored = files.changes.map((change) => change.path);
   const done = restored.length > 0 ? vscode.l10n.t('Restored {0} to {1}: {2}.', fileCount(restored.length), what, fileList(restored)) : vscode.l10n.t('No file needed restoring to {0}.', what);
-  const failed = outcome.failed.map((failure) => ` ${vscode.l10n.t('{0} was not restored: {1}.', failure.path, failure.reason)}`).join('');
-  return done + failed;
+  const failed = files.failed.map((failure) => ` ${vscode.l10n.t('{0} was not restored: {1}.', failure.path, failure.reason)}`).join('');
+  const kept = files.declined.length > 0 ? ` ${vscode.l10n.t('Kept as you changed them: {0}.', fileList(files.declined))}` : '';
+  return done + failed + kept;
 }
 
 /** What the picker says about changes a restore cannot put back (commands run where no snapshot could be taken). */
@@ -118,21 +126,15 @@ function pointItem(point: Checkpoint): vscode.QuickPickItem & { point: Checkpoin
   return { label: `${point.kind === 'restore' ? '$(discard)' : '$(comment)'} ${point.title}`, description: formatWhen(point.when, vscode.env.language), detail: files, point };
 }
 
-function modeItems(point: Checkpoint, items: readonly RestoreItem[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
-  const modes: Array<vscode.QuickPickItem & { mode: RestoreMode }> = [];
-  const conversation = point.kind === 'request' && point.conversation;
+/** The modes the core's plan offers, in words. */
+function modeItems(point: Checkpoint, items: readonly RestoreItem[], offered: readonly RestoreMode[]): Array<vscode.QuickPickItem & { mode: RestoreMode }> {
   const files = `${fileCount(items.length)}: ${fileList(items.map((item) => item.path))}${unrecordedNote(point)}`;
-  if (conversation && items.length > 0) modes.push({ mode: 'both', label: `$(history) ${vscode.l10n.t('Files and conversation')}`, detail: vscode.l10n.t('Back to before this request; {0}', files) });
-  if (items.length > 0) modes.push({ mode: 'files', label: `$(files) ${vscode.l10n.t('Files only')}`, detail: vscode.l10n.t('{0}; the conversation goes on as it is', files) });
-  if (conversation) modes.push({ mode: 'conversation', label: `$(comment-discussion) ${vscode.l10n.t('Conversation only')}`, detail: vscode.l10n.t('Continue from before this request; the files stay as they are and later turns stay on their branch') });
-  return modes;
-}
-
-/** Moves the session back to before the request (a new branch from there; later turns stay in the tree). */
-async function restoreConversation(session: AgentSession, point: Checkpoint): Promise<void> {
-  const parent = session.log.tree.parentOfNode(point.entryId);
-  if (!parent) throw new Error(vscode.l10n.t('That is the first request of the session: start a new chat (@agent /new) instead.'));
-  await session.log.moveLeaf(parent.id, 'switch');
+  const words: Record<RestoreMode, vscode.QuickPickItem> = {
+    both: { label: `$(history) ${vscode.l10n.t('Files and conversation')}`, detail: vscode.l10n.t('Back to before this request; {0}', files) },
+    files: { label: `$(files) ${vscode.l10n.t('Files only')}`, detail: vscode.l10n.t('{0}; the conversation goes on as it is', files) },
+    conversation: { label: `$(comment-discussion) ${vscode.l10n.t('Conversation only')}`, detail: vscode.l10n.t('Continue from before this request; the files stay as they are and later turns stay on their branch') },
+  };
+  return offered.map((mode) => ({ mode, ...words[mode] }));
 }
 
 function isRestoreMode(value: unknown): value is RestoreMode {
@@ -140,13 +142,11 @@ function isRestoreMode(value: unknown): value is RestoreMode {
 }
 
 /**
- * The palette and panel command: pick a checkpoint (unless given), pick what to restore (unless `preset`
- * names an offered mode: for scripts and other extensions), restore it.
+ * The palette and panel command: pick a checkpoint (unless given), pick what to restore (unless `preset` names an
+ * offered mode: for scripts and other extensions), then the core restores it with the session held, planning again
+ * on what is current once a running request has stopped. `confirmStop` asks before stopping one.
  */
-/** Runs the restore itself as one exclusive change of the session (see SessionEngine.exclusive); undefined when it did not run. */
-export type RunExclusive = (what: string, work: () => Promise<string>) => Promise<string | undefined>;
-
-export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown, exclusive: RunExclusive = (_what, work) => work()): Promise<string | undefined> {
+export async function restoreCheckpoint(session: AgentSession, entryId?: string, preset?: unknown, confirmStop: ConfirmStop = confirmStopRequest): Promise<string | undefined> {
   if (session.log.readOnly) throw new Error(vscode.l10n.t('This session is open in another window; restore it there.'));
   const points = checkpoints(session.log.path());
   if (points.length === 0) return vscode.l10n.t('No checkpoint yet: every request to @agent makes one.');
@@ -156,24 +156,21 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
     point = picked?.point;
   }
   if (!point) return undefined;
-  const items = planFileRestore(session.log.path(), point.entryId, session.log.tree.entries) ?? [];
-  const modes = modeItems(point, items);
-  if (modes.length === 0) return vscode.l10n.t('Nothing to restore there: no recorded file change since, and the conversation cannot go back before its first request.') + unrecordedNote(point).replace(' · c', ' C');
+  const plan = planCheckpointRestore(session.log, point.entryId);
+  if (!plan) return undefined;
+  const modes = modeItems(plan.point, plan.items, plan.modes);
+  if (modes.length === 0) return vscode.l10n.t('Nothing to restore there: no recorded file change since, and the conversation cannot go back before its first request.') + unrecordedNote(plan.point).replace(' · c', ' C');
   const offered = isRestoreMode(preset) ? modes.find((item) => item.mode === preset) : undefined;
-  const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: vscode.l10n.t('Restore to before: {0}', point.title), placeHolder: vscode.l10n.t('What should go back?') }))?.mode;
+  const mode = offered?.mode ?? (await vscode.window.showQuickPick(modes, { title: vscode.l10n.t('Restore to before: {0}', plan.point.title), placeHolder: vscode.l10n.t('What should go back?') }))?.mode;
   if (!mode) return undefined;
-  const what = point.kind === 'request' ? vscode.l10n.t('before "{0}"', point.title.replace(/^You: /, '')) : vscode.l10n.t('before that restore');
-  const withFiles = mode !== 'conversation';
-  if (withFiles && !(await mayRestoreFiles(items))) return undefined;
-  const message = await exclusive('restoring a checkpoint', async () => {
-    const parts: string[] = [];
-    // The conversation moves first, so the file restore is recorded on the branch that continues.
-    if (mode !== 'files') await restoreConversation(session, point);
-    if (withFiles) parts.push(await restoreFiles(session, point.entryId, items, what));
-    if (mode !== 'files') parts.push(vscode.l10n.t('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).'));
-    return parts.join(' ');
-  });
-  if (message === undefined) return undefined;
+  const what = plan.point.kind === 'request' ? vscode.l10n.t('before "{0}"', plan.point.title.replace(/^You: /, '')) : vscode.l10n.t('before that restore');
+  if (mode !== 'conversation' && !(await mayRestoreFiles(plan.items))) return undefined;
+  const done = await restoreCheckpointFlow(session, plan, mode, restoreOptions(confirmStop));
+  if (!done) return undefined;
+  const parts: string[] = [];
+  if (done.files) parts.push(filesRestoredSentence(done.files, what));
+  if (done.conversation) parts.push(vscode.l10n.t('The conversation continues from before that request; the later turns stay on their own branch (Switch Branch returns to them).'));
+  const message = parts.join(' ');
   session.noteForChat(message);
   return message;
 }
@@ -188,4 +185,47 @@ export async function askCompactionRestoreMode(files: readonly string[]): Promis
     { title: vscode.l10n.t('Restore Pre-Compaction Branch'), placeHolder: vscode.l10n.t('The agent changed {0} after this compaction. What should go back?', fileCount(files.length)) },
   );
   return picked?.mode;
+}
+
+/** What undoing a compaction did, in words: the history back, and the later turns with it or left on their branch. */
+function compactionRestoredSentence(done: CompactionRestored): string {
+  if (done.mode === 'files') {
+    return vscode.l10n.t(
+      'Restored the session to the point of that compaction, full history and no summary. {0} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction.',
+      filesRestoredSentence(done.files, vscode.l10n.t('how they were at that compaction')),
+    );
+  }
+  const { copied, skippedCompactions } = done;
+  const restored =
+    copied === 0
+      ? vscode.l10n.t('Restored the full history from before that compaction.')
+      : copied === 1
+        ? vscode.l10n.t('Restored the full history from before that compaction with the 1 entry made since.')
+        : vscode.l10n.t('Restored the full history from before that compaction with the {0} entries made since.', copied);
+  const skipped =
+    skippedCompactions === 0
+      ? ''
+      : ` ${skippedCompactions === 1 ? vscode.l10n.t('The 1 later compaction built on it is undone too.') : vscode.l10n.t('The {0} later compactions built on it are undone too.', skippedCompactions)}`;
+  return `${restored}${skipped} ${vscode.l10n.t('Nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction; the compacted branch is kept (Switch Branch returns to it).')}`;
+}
+
+/**
+ * Restore Pre-Compaction Branch: when the agent changed files since, the person chooses the conversation only (every
+ * later turn comes back) or the conversation and the files as they were at that point (later turns stay on the
+ * compacted branch); the core's flow does it with the session held. Returns what happened (or why nothing did).
+ */
+export async function restorePreCompaction(session: AgentSession, compactionId: string, whileApplying?: <T>(work: () => Promise<T>) => Promise<T>, confirmStop: ConfirmStop = confirmStopRequest): Promise<string> {
+  const plan = planCompactionRestore(session.log, compactionId);
+  if (plan.handoffFrom) {
+    return vscode.l10n.t('This summary is where the session began: a hand-off from "{0}", which holds the full history and stays whole in Sessions. Nothing was restored.', plan.handoffFrom.title);
+  }
+  const cancelled = vscode.l10n.t('Restore cancelled; nothing changed.');
+  const mode = plan.items.length === 0 ? 'conversation' : await askCompactionRestoreMode(plan.items.map((item) => item.path));
+  if (!mode) return cancelled;
+  if (mode === 'files' && !(await mayRestoreFiles(plan.items))) return cancelled;
+  const done = await restoreBeforeCompaction(session, plan, mode, { ...restoreOptions(confirmStop), ...(whileApplying ? { whileApplying } : {}) });
+  if (!done) return cancelled;
+  const message = compactionRestoredSentence(done);
+  session.noteForChat(message);
+  return message;
 }

@@ -1,16 +1,13 @@
-// The panel's backend: proposes, reviews and applies compactions (for the panel, /compact, commands and the loop).
+// The panel's backend: what the panel shows (state, notices, drop preview) and its actions, each handed to the core's flows.
 import * as vscode from 'vscode';
-import { returnToCompactionPoint, undoCompaction } from '../core/compaction/compactionUndo';
-import type { RestoreItem } from '../core/checkpoints/fileCheckpoints';
-import { planFileRestore } from '../core/checkpoints/fileCheckpoints';
 import type { ReviewDecision } from '../core/agent/agentEvents';
 import type { CompactionProposal, SummarizeFn } from '../core/compaction/compaction';
-import { applyCompaction, proposeCompaction } from '../core/compaction/compaction';
-import { proposeHandoff, startHandoff } from '../core/compaction/handoff';
+import { proposeCompaction } from '../core/compaction/compaction';
+import { proposeHandoff } from '../core/compaction/handoff';
+import { applyReviewed, handOff, proposeForReview } from '../core/agent/sessionFlows';
 import type { PendingReview } from '../core/agent/sessionEngine';
 import type { CountingDeps } from '../core/budget/meter';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { shrinkProblem } from '../core/compaction/cutPlan';
 import type { CompactionEntry } from '../core/session/entries';
 import { formatTokens } from '../shared/budgetFormat';
 import { toHistoryView } from '../core/views/historyView';
@@ -22,7 +19,7 @@ import { emptyPanelState } from '../shared/panelViewModels';
 import type { AgentSession } from './agentSession';
 import type { AgentSessions } from './agentSessions';
 import type { PanelBackend } from './panelBackend';
-import { askCompactionRestoreMode, mayRestoreFiles, restoreFiles } from './checkpointRestore';
+import { restorePreCompaction } from './checkpointRestore';
 import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
 import { confirmStopRequest } from './stopRequestConfirmation';
 import { latestDrop, type DropPreview } from '../core/agent/dropRunner';
@@ -149,21 +146,14 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   async propose(session: AgentSession, instructions: string | undefined, auto: boolean, signal?: AbortSignal): Promise<Pending | undefined> {
     const { summarize, modelId } = await this.summarizerFor(session);
     const deps = await this.deps(session);
-    const proposal = await this.whileBusy('summarizing', () =>
-      proposeCompaction(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}), force: true }),
-    );
-    if (signal?.aborted) return undefined;
-    if (!proposal) {
+    const stop = signal ?? new AbortController().signal;
+    const replacedBecause = vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.');
+    const review = await this.whileBusy('summarizing', () => proposeForReview(session, { ...deps, summarize, signal: stop, ...(instructions ? { instructions } : {}), auto, modelId, replacedBecause }));
+    if (stop.aborted) return undefined;
+    if (!review) {
       this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
       return undefined;
     }
-    // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
-    const noShrink = auto ? shrinkProblem(proposal.tokensBefore, proposal.tokensAfter) : null;
-    if (noShrink) {
-      proposal.problems = [...proposal.problems, noShrink];
-      proposal.needsReview = true;
-    }
-    const review = session.engine.offerReview(proposal, auto, modelId, vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.'));
     this.notice = undefined;
     this.changed.fire();
     return { session, review };
@@ -177,7 +167,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
       return;
     }
     if (review.proposal.handoff) {
-      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, review.proposal, summary, edited, review.modelId), confirmStopRequest);
+      const started = await this.startSession(session, review.proposal, summary, edited, review.modelId, false);
       if (started) await this.continueInNewChat(started);
       return;
     }
@@ -212,7 +202,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     if (!made) return;
     const { proposal, modelId } = made;
     if ((await this.deps(session)).settings.compaction.review === 'never' && !proposal.needsReview) {
-      const started = await session.engine.exclusive('starting a new session from the summary', () => this.startHandoffSession(session, proposal, proposal.summary, false, modelId), confirmStopRequest);
+      const started = await this.startSession(session, proposal, proposal.summary, false, modelId, false);
       if (started) await this.continueInNewChat(started);
       return;
     }
@@ -222,13 +212,24 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Starts the new session from a reviewed hand-off summary (the source is not written to) and makes it the active one. */
+  /** For /handoff, inside the request that holds the session: starts the new session from the reviewed summary. */
   async startHandoffSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string): Promise<AgentSession> {
+    const started = await this.startSession(session, proposal, summary, edited, modelId, true);
+    if (!started) throw new Error('The new session could not be created.');
+    return started;
+  }
+
+  /**
+   * Starts the new session from a reviewed hand-off summary (the core's flow: the source held, planned again on what
+   * it is now; the source is not written to) and makes it the active one. `inRequest`: the /handoff request holds the
+   * session already; otherwise it is taken. Undefined when the person kept a running request.
+   */
+  private async startSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string, inRequest: boolean): Promise<AgentSession | undefined> {
     const deps = await this.deps(session);
     let created: AgentSession | undefined;
     const source = { sessionId: session.id, leafId: session.log.leafId, title: session.title };
-    await this.whileBusy('applying', () =>
-      startHandoff(session.log, proposal, {
+    const started = await this.whileBusy('applying', () =>
+      handOff(session, proposal, {
         summary,
         edited,
         model: modelId,
@@ -238,8 +239,11 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
           created = await this.sessions.create(`${session.title} (hand-off)`, { handoffFrom: from });
           return created.log;
         },
+        confirmStop: confirmStopRequest,
+        inRequest,
       }),
     );
+    if (!started) return undefined;
     if (!created) throw new Error('The new session could not be created.');
     this.sessions.activate(created);
     this.say('info', `Started the session "${created.title}" from the reviewed summary. "${session.title}" stays whole in Sessions.`);
@@ -261,17 +265,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   async applyPending(pending: Pending, summary: string, edited: boolean): Promise<CompactionEntry> {
     const { session, review } = pending;
     const deps = await this.deps(session);
-    const entry = await this.whileBusy('applying', () =>
-      applyCompaction(session.log, review.proposal, {
-        summary,
-        edited,
-        auto: review.auto,
-        ...(review.proposal.instructions !== undefined ? { instructions: review.proposal.instructions } : {}),
-        model: review.modelId,
-        deps,
-      }),
-    );
-    if (session.engine.review === review) session.engine.takeReview(review.id);
+    const entry = await this.whileBusy('applying', () => applyReviewed(session, review, summary, edited, deps));
     this.say('info', vscode.l10n.t('Compacted: {0} → {1} tokens. Restore Pre-Compaction Branch undoes it.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
     return entry;
   }
@@ -302,52 +296,14 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   }
 
   /**
-   * Undoes a compaction (see undoCompaction) and returns what happened, in words; the panel shows it too. When
-   * the agent changed files since, the person chooses: the conversation only (every later turn comes back), or
-   * the conversation and the files as they were at that point (later turns stay on the compacted branch).
+   * Restore Pre-Compaction Branch (panel and palette): the core's flow undoes the compaction, with the files when the
+   * person chooses them; returns what happened, in words, and the panel shows it too.
    */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
-    const seed = session.log.tree.get(compactionId);
-    if (seed?.type === 'compaction' && seed.handoffFrom) {
-      return `This summary is where the session began: a hand-off from "${seed.handoffFrom.title}", which holds the full history and stays whole in Sessions. Nothing was restored.`;
-    }
-    const items = planFileRestore(session.log.path(), compactionId, session.log.tree.entries) ?? [];
-    const mode = items.length === 0 ? 'conversation' : await askCompactionRestoreMode(items.map((item) => item.path));
-    if (!mode) return vscode.l10n.t('Restore cancelled; nothing changed.');
-    if (mode === 'files' && !(await mayRestoreFiles(items))) return vscode.l10n.t('Restore cancelled; nothing changed.');
-    const message = await session.engine.exclusive(
-      'restoring the branch before that compaction',
-      () => (mode === 'files' ? this.restoreWithFiles(session, compactionId, items) : this.restoreConversation(session, compactionId)),
-      confirmStopRequest,
-    );
-    if (message === undefined) return vscode.l10n.t('Restore cancelled; nothing changed.');
+    const message = await restorePreCompaction(session, compactionId, (work) => this.whileBusy('applying', work));
     this.say('info', message);
-    session.noteForChat(message);
     return message;
-  }
-
-  private async restoreConversation(session: AgentSession, compactionId: string): Promise<string> {
-    const { copied, skippedCompactions } = await this.whileBusy('applying', () => undoCompaction(session.log, compactionId));
-    const restored =
-      copied === 0
-        ? vscode.l10n.t('Restored the full history from before that compaction.')
-        : copied === 1
-          ? vscode.l10n.t('Restored the full history from before that compaction with the 1 entry made since.')
-          : vscode.l10n.t('Restored the full history from before that compaction with the {0} entries made since.', copied);
-    const skipped =
-      skippedCompactions === 0
-        ? ''
-        : ` ${skippedCompactions === 1 ? vscode.l10n.t('The 1 later compaction built on it is undone too.') : vscode.l10n.t('The {0} later compactions built on it are undone too.', skippedCompactions)}`;
-    return `${restored}${skipped} ${vscode.l10n.t('Nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction; the compacted branch is kept (Switch Branch returns to it).')}`;
-  }
-
-  private async restoreWithFiles(session: AgentSession, compactionId: string, items: readonly RestoreItem[]): Promise<string> {
-    const files = await this.whileBusy('applying', async () => {
-      await returnToCompactionPoint(session.log, compactionId);
-      return restoreFiles(session, compactionId, items, vscode.l10n.t('how they were at that compaction'));
-    });
-    return vscode.l10n.t('Restored the session to the point of that compaction, full history and no summary. {0} The later turns stay on the compacted branch (Switch Branch returns to them); nothing will be compacted again without asking until you compact or choose Resume Automatic Compaction.', files);
   }
 
   async pin(entryId: string): Promise<void> {

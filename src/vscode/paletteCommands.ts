@@ -152,7 +152,7 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
     'compactionAgent.restoreCheckpoint': async (entryId, mode) => {
       const session = await requireSession(deps);
       if (!session) return;
-      const message = await restoreCheckpoint(session, typeof entryId === 'string' ? entryId : undefined, mode, (what, work) => session.engine.exclusive(what, work, confirmStopRequest));
+      const message = await restoreCheckpoint(session, typeof entryId === 'string' ? entryId : undefined, mode);
       if (!message) return;
       deps.review.say('info', message);
       void vscode.window.showInformationMessage(message);

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { SubagentParent } from '../core/agent/subagent';
 import { subagentDelegate } from '../core/agent/subagent';
-import { modelSummarizer } from '../core/compaction/modelSummarizer';
+import { modelSummarizer } from '../core/compaction/summarizer';
 import type { TokenCounter } from '../core/tokens/tokenCounter';
 import type { Delegate } from '../core/tools/delegateTool';
 import { delegateTool } from '../core/tools/delegateTool';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { AgentEvent, ReviewCompaction } from '../../src/core/agent/agentEvents';
 import { runAgent } from '../../src/core/agent/agentLoop';
-import { modelSummarizer } from '../../src/core/compaction/modelSummarizer';
+import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { OpenAiChatClient } from '../../src/core/llm/openaiChatClient';
 import { parseLog } from '../../src/core/session/logParser';
 import { SessionLog } from '../../src/core/session/sessionLog';

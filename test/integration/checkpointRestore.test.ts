@@ -4,8 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentSession } from '../../src/vscode/agentSession';
+import { restoreCheckpoint } from '../../src/vscode/checkpointRestore';
 import { reply, toolCalls } from '../support/scriptedSteps';
-import { activeSession, waitFor } from './support/agentApi';
+import { activeSession, agentApi, waitFor } from './support/agentApi';
 import { newChatThread, sendChat } from './support/chatDriver';
 import { messagesOf, requestText, useScriptedEndpoint, type EndpointFixture } from './support/endpointFixture';
 import { roleScript } from './support/roleScript';
@@ -152,5 +153,42 @@ describe('restore checkpoint', () => {
     assert.ok(!onPath.some((entry) => entry.type === 'user' && entry.text === SECOND), 'the turn after the compaction came back although the files went back');
     assert.ok(onPath.some((entry) => entry.type === 'user' && entry.text === FIRST), 'the history before the compaction is missing');
     assert.ok(session.log.tree.get(compaction.id), 'the compacted branch was dropped');
+  });
+
+  it('restore-while-running-restores-every-file', async function () {
+    this.timeout(120_000);
+    const write = (name: string): Parameters<typeof toolCalls>[0] => [{ name: 'write_file', arguments: { path: `${dir}/${name}`, content: `export const ${name.replace('.ts', '')} = true;\n` } }];
+    endpoint = await useScriptedEndpoint(
+      roleScript({
+        agent: [
+          toolCalls(write('a.ts')),
+          // The request goes on writing while the person is asked whether to stop it.
+          toolCalls(write('b.ts'), { text: 'Now the second module, then the third one.', chunkDelayMs: 150 }),
+          toolCalls(write('c.ts')),
+          { kind: 'hang', text: 'Checking the three modules…' },
+          reply('Should not be asked.'),
+        ],
+      }),
+    );
+    await newChatThread();
+    const running = sendChat('@agent restore while running: write the three modules', endpoint.model);
+    const recorded = (session: AgentSession, name: string): boolean =>
+      session.log.tree.entries.some((entry) => entry.type === 'toolResult' && entry.fileChanges?.some((change) => change.path.endsWith(`${dir}/${name}`)));
+    const session = await waitFor('a.ts written by the running request', async () => {
+      const active = (await agentApi()).sessions.active;
+      return active && recorded(active, 'a.ts') ? active : undefined;
+    });
+    let asked = 0;
+    const message = await restoreCheckpoint(session, requestEntryId(session, 'restore while running: write the three modules'), 'files', async () => {
+      asked++;
+      // The person answers after the request wrote the other two files (lasting evidence: their results on the log).
+      await waitFor('c.ts written by the running request', () => (recorded(session, 'c.ts') ? true : undefined));
+      return true;
+    });
+    await running;
+    assert.equal(asked, 1, 'the person was not asked before the request was stopped');
+    for (const name of ['a.ts', 'b.ts', 'c.ts']) assert.equal(file(`${dir}/${name}`), null, `${name} is still there after the restore said: ${message}`);
+    assert.match(message ?? '', /Restored 3 files/);
+    assert.equal(session.engine.state, 'idle');
   });
 });

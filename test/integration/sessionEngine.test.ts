@@ -72,12 +72,10 @@ describe('one session engine', () => {
     const request = userEntry(session.log.path(), 'run the slow command');
     assert.ok(request, `no request entry: ${pathSummary(session)}`);
     let asked = 0;
-    const message = await restoreCheckpoint(session, request.id, 'conversation', (what, work) =>
-      session.engine.exclusive(what, work, () => {
-        asked++;
-        return Promise.resolve(true);
-      }),
-    );
+    const message = await restoreCheckpoint(session, request.id, 'conversation', () => {
+      asked++;
+      return Promise.resolve(true);
+    });
     assert.equal(asked, 1, 'the person was not asked before the request was stopped');
     assert.ok(message?.includes('continues from before that request'), `restore said: ${message}`);
     await running;

@@ -8,7 +8,7 @@ import { buildSystemPrompt } from '../../src/core/agent/systemPrompt';
 import { Calibration } from '../../src/core/budget/calibration';
 import { measureContext, type CountingDeps } from '../../src/core/budget/meter';
 import { thresholdsFor } from '../../src/core/budget/thresholds';
-import { modelSummarizer } from '../../src/core/compaction/modelSummarizer';
+import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { REQUIRED_HEADINGS } from '../../src/core/compaction/summaryPrompt';
 import type { ModelStream } from '../../src/core/llm/modelStream';
 import { defaultSettings, type Settings } from '../../src/core/settings/settings';

@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
-import { modelSummarizer } from '../../src/core/compaction/modelSummarizer';
+import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { REQUIRED_HEADINGS } from '../../src/core/compaction/summaryPrompt';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
+import { buildContext } from '../../src/core/context/contextBuilder';
 import type { ModelStream } from '../../src/core/llm/modelStream';
 import type { CompactionEntry } from '../../src/core/session/entries';
 import { defaultSettings } from '../../src/core/settings/settings';
@@ -55,8 +56,13 @@ describe('compactions carry everything forward', () => {
     const compactions = fixture.session.log.path().filter((entry): entry is CompactionEntry => entry.type === 'compaction');
     expect(compactions.length).toBeGreaterThanOrEqual(2);
     expect(events.filter((event) => event.type === 'error')).toEqual([]);
-    // Each summary's appendix names the request, though the second compaction replaced only that turn's steps.
-    for (const compaction of compactions) expect(compaction.summary).toContain(request);
+    // Each compaction cut into the turn: its appendix names the request as carried, and the context sends it once.
+    for (const compaction of compactions) {
+      expect(compaction.carriedRequestId).toBe(fixture.session.log.path().find((entry) => entry.type === 'user')?.id);
+      expect(compaction.summary).toContain('## Last user request\n(sent verbatim right after this summary');
+    }
+    const sent = buildContext(fixture.session.log.path()).messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+    expect(sent.split(request).length - 1).toBe(1);
     // The summarizer of every compaction was told the request.
     for (const prompt of prompts) expect(prompt.map((message) => message.content).join('\n')).toContain(request);
     // The split turn's summary of the first compaction is passed to the next one.
@@ -140,7 +146,10 @@ describe('compactions carry everything forward', () => {
     await collect(runAgent(agentOptions([...later, { text: 'Done.' }], [], { userText: second })));
     const compactions = fixture.session.log.path().filter((entry): entry is CompactionEntry => entry.type === 'compaction');
     const last = compactions.at(-1)!;
-    expect(last.summary).toContain(second);
+    // The request of the turn the last compaction cut into is carried verbatim after it (named in the appendix, sent once).
+    const sent = buildContext(fixture.session.log.path()).messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+    expect(sent.split(second).length - 1).toBe(1);
+    if (last.carriedRequestId === null) expect(last.summary).toContain(second);
     expect(last.summary).toContain(`## Earlier user requests\n1. ${first}`);
   });
 });

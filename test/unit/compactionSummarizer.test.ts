@@ -1,13 +1,11 @@
 // Summarizer with a scripted model: sections validated, corrective retry, needsReview, chunking, instructions, appendix.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
-import { APPENDIX_HEADING } from '../../src/core/compaction/summaryPrompt';
+import { APPENDIX_HEADING, extendFileLedger, headTail, validateSummary } from '../../src/core/compaction/summaryPrompt';
 import { summarize, type Complete } from '../../src/core/compaction/summarizer';
-import { extendFileLedger } from '../../src/core/compaction/fileLedger';
-import { headTail } from '../../src/core/compaction/summaryInput';
-import { validateSummary } from '../../src/core/compaction/summaryValidation';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { PathBuilder } from '../support/sessionPathBuilder';
+import { summaryInput } from '../support/summaryInputs';
 
 const GOOD = `## Goal
 Port the selector to the new theme API.
@@ -50,13 +48,13 @@ function session(): PathBuilder {
   return b;
 }
 
-const plan = { summarizeEntryIds: ['u0', 'a0', 't0', 't1', 'a1', 't2'], turnPrefixEntryIds: [], firstKeptEntryId: 'u1' };
+const plan = { summarize: ['u0', 'a0', 't0', 't1', 'a1', 't2'], firstKept: 'u1' };
 
 describe('summarize', () => {
   it('accepts a valid summary and appends the deterministic appendix', async () => {
     const counter = await TokenCounter.create('gpt-4o');
     const { complete, calls } = scripted([GOOD]);
-    const result = await summarize({ path: session().path(), plan, previous: null, complete, counter, summaryWindow: 128_000, instructions: 'Focus on the TODOs' });
+    const result = await summarize({ path: session().path(), ...summaryInput(session().path(), plan), previous: null, complete, counter, summaryWindow: 128_000, instructions: 'Focus on the TODOs' });
     expect(calls).toHaveLength(1);
     expect(result.needsReview).toBe(false);
     expect(result.problems).toEqual([]);
@@ -76,7 +74,7 @@ describe('summarize', () => {
   it('retries once with the problems, then accepts the corrected summary', async () => {
     const counter = await TokenCounter.create('gpt-4o');
     const { complete, calls } = scripted([GOOD.replace(/## Next steps\n.*\n/, '## Next steps\n(none)\n'), GOOD]);
-    const result = await summarize({ path: session().path(), plan, previous: null, complete, counter, summaryWindow: 128_000 });
+    const result = await summarize({ path: session().path(), ...summaryInput(session().path(), plan), previous: null, complete, counter, summaryWindow: 128_000 });
     expect(calls).toHaveLength(2);
     const correction = calls[1]!.messages.at(-1)!.content!;
     expect(correction).toContain('Next steps');
@@ -87,7 +85,7 @@ describe('summarize', () => {
   it('hands the summary to a person after the second failure', async () => {
     const counter = await TokenCounter.create('gpt-4o');
     const { complete, calls } = scripted(['I did some things.']);
-    const result = await summarize({ path: session().path(), plan, previous: null, complete, counter, summaryWindow: 128_000 });
+    const result = await summarize({ path: session().path(), ...summaryInput(session().path(), plan), previous: null, complete, counter, summaryWindow: 128_000 });
     expect(calls).toHaveLength(2);
     expect(result.needsReview).toBe(true);
     expect(result.problems.join('\n')).toMatch(/missing section "## Goal"/);
@@ -106,7 +104,7 @@ describe('summarize', () => {
     const previous = b.compaction('c0', null, `${GOOD}\n\n${APPENDIX_HEADING}\n### Read\n- old.ts\n### Modified\n- (none)`, { files: { read: ['old.ts'], modified: [] } });
     const result = await summarize({
       path: b.path(),
-      plan: { summarizeEntryIds: ids, turnPrefixEntryIds: [], firstKeptEntryId: null },
+      ...summaryInput(b.path(), { summarize: ids, firstKept: null }),
       previous,
       complete,
       counter,
@@ -127,7 +125,7 @@ describe('summarize', () => {
     const { complete, calls } = scripted([GOOD, '- The user asked to port the selector; theme.ts was read.']);
     const result = await summarize({
       path: session().path(),
-      plan: { summarizeEntryIds: [], turnPrefixEntryIds: ['u0', 'a0', 't0', 't1'], firstKeptEntryId: 'a1' },
+      ...summaryInput(session().path(), { summarize: [], prefix: ['u0', 'a0', 't0', 't1'], firstKept: 'a1' }),
       previous: null,
       complete,
       counter,

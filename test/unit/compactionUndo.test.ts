@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { awaitingCompactionConsent, undoCompaction } from '../../src/core/compaction/compactionUndo';
-import { modelSummarizer } from '../../src/core/compaction/modelSummarizer';
+import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { REQUIRED_HEADINGS } from '../../src/core/compaction/summaryPrompt';
 import type { ModelStream } from '../../src/core/llm/modelStream';
 import type { CompactionEntry, SessionEntry } from '../../src/core/session/entries';

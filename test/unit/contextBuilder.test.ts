@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildContext, CANCELLED_RESULT, SUMMARY_PREFIX } from '../../src/core/context/contextBuilder';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
+import type { SessionEntry } from '../../src/core/session/entries';
+import { validateEntry } from '../../src/core/session/entryValidation';
 import { PathBuilder } from '../support/sessionPathBuilder';
 import { validateChatMessages } from '../support/validateChatMessages';
 
@@ -243,5 +245,32 @@ describe('carried request and pins by entry', () => {
     b.compaction('e', 'u3');
     expect(labels(buildContext(b.path()).messages)).toEqual(['S(summary e)', 'u3']);
   });
-});
 
+  it('reads the carried request the compaction recorded; a hand-edited one naming anything but an earlier request carries nothing', () => {
+    const session = (carriedRequestId: unknown): SessionEntry[] => {
+      const b = new PathBuilder();
+      b.user('u1');
+      b.assistant('a1');
+      b.user('u2');
+      b.assistant('a2', ['c2']);
+      b.tool('t2', 'c2');
+      b.assistant('a2b', ['c2b']);
+      b.tool('t2b', 'c2b');
+      const line = { ...b.compaction('c', 'a2b'), carriedRequestId };
+      const checked = validateEntry(JSON.parse(JSON.stringify(line)));
+      if ('error' in checked) throw new Error(checked.error);
+      return [...b.path().slice(0, -1), checked.entry];
+    };
+    // Recorded by the plan: the split turn's request, or none.
+    expect(labels(buildContext(session('u2')).messages)).toEqual(['S(summary c)', 'u2', 'a2b', 't2b']);
+    expect(labels(buildContext(session(null)).messages)).toEqual(['S(summary c)', 'a2b', 't2b']);
+    // An earlier request of another turn is what the person recorded: it is carried (once).
+    expect(labels(buildContext(session('u1')).messages)).toEqual(['S(summary c)', 'u1', 'a2b', 't2b']);
+    // An assistant message, a kept entry, an unknown id: nothing is carried and nothing is sent twice.
+    expect(labels(buildContext(session('a1')).messages)).toEqual(['S(summary c)', 'a2b', 't2b']);
+    expect(labels(buildContext(session('a2b')).messages)).toEqual(['S(summary c)', 'a2b', 't2b']);
+    expect(labels(buildContext(session('nowhere')).messages)).toEqual(['S(summary c)', 'a2b', 't2b']);
+    // A value of the wrong type is dropped when the line is read: the request is derived from the cut, as in older logs.
+    expect(labels(buildContext(session(42)).messages)).toEqual(['S(summary c)', 'u2', 'a2b', 't2b']);
+  });
+});

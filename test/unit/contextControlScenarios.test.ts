@@ -209,11 +209,10 @@ describe('drop from the context', () => {
         const path = session.log.path();
         return summarize({
           path,
-          plan: {
-            summarizeEntryIds: request.entries.map((entry) => entry.id),
-            turnPrefixEntryIds: request.turnPrefixEntries.map((entry) => entry.id),
-            firstKeptEntryId: null,
-          },
+          cut: request.cut,
+          entries: request.entries,
+          turnPrefixEntries: request.turnPrefixEntries,
+          pinned: request.pinned,
           previous: null,
           complete: (messages) => {
             prompts.push(messages);

@@ -18,6 +18,7 @@ import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { runCli } from '../../src/core/cli/runCli';
 import { recordingSummarizer, tempSession, type TempSession } from '../support/agentFakes';
+import { summaryInput } from '../support/summaryInputs';
 
 let session: TempSession;
 beforeEach(async () => {
@@ -205,7 +206,7 @@ describe('a compaction is measured by what will be sent', () => {
     const counter = await TokenCounter.create('gpt-4o');
     const result = await summarize({
       path,
-      plan: { summarizeEntryIds: [], turnPrefixEntryIds: summarized.map((entry) => entry.id), firstKeptEntryId: firstKept.id },
+      ...summaryInput(path, { summarize: [], prefix: summarized.map((entry) => entry.id), firstKept: firstKept.id }),
       previous: null,
       complete: () => Promise.resolve('## Goal\nRefactor.\n## Next steps\n- go on'),
       counter,
@@ -231,7 +232,7 @@ describe('a compaction is measured by what will be sent', () => {
     const maxSummaryTokens = 2_000;
     const result = await summarize({
       path,
-      plan: { summarizeEntryIds: path.slice(1, -1).map((entry) => entry.id), turnPrefixEntryIds: [], firstKeptEntryId: path.at(-1)!.id },
+      ...summaryInput(path, { summarize: path.slice(1, -1).map((entry) => entry.id), firstKept: path.at(-1)!.id }),
       previous: null,
       complete: () => Promise.resolve('## Goal\nTiny.\n## Next steps\n- go on'),
       counter,

@@ -14,7 +14,7 @@ describe('lazy tokenizer loading', () => {
       return importOriginal();
     });
     const { TokenCounter } = await import('../../src/core/tokens/tokenCounter');
-    await import('../../src/core/compaction/planReport');
+    await import('../../src/core/compaction/compaction');
     expect(loads).toEqual([]);
     const counter = await TokenCounter.create('gpt-4o');
     await TokenCounter.create('gpt-5');

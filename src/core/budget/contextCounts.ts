@@ -11,7 +11,7 @@ import type { BudgetBreakdown } from './budget';
 import { addItems, changedBefore, extendContext, rememberContext, type BodyState } from './contextMemo';
 
 /** Tokens priming the assistant's reply, once per request. */
-const REPLY_PRIMING = 3;
+export const REPLY_PRIMING = 3;
 
 export interface ContextCounts {
   breakdown: BudgetBreakdown;

@@ -1,5 +1,5 @@
 // The one owner of "how full": counts a path's context, converts it to the endpoint's units and measures it against the window.
-import type { ChatToolDefinition } from '../context/chatMessage';
+import type { ChatMessage, ChatToolDefinition } from '../context/chatMessage';
 import type { SessionEntry } from '../session/entries';
 import type { Settings } from '../settings/settings';
 import type { CountCache } from '../tokens/countCache';
@@ -10,7 +10,7 @@ import type { Budget, BudgetBasis, BudgetBreakdown } from './budget';
 import { sumBreakdown } from './budget';
 import type { Calibration } from './calibration';
 import { judgeReport } from './calibration';
-import { countContext } from './contextCounts';
+import { countContext, REPLY_PRIMING } from './contextCounts';
 import { planPrune, type EntryCosts, type PrunePlan } from './prunePlan';
 
 export type { EntryCosts } from './prunePlan';
@@ -158,9 +158,7 @@ const MIN_OUTPUT = 256;
  */
 export function requestOutputTokens(measured: MeasuredContext, deps: Pick<CountingDeps, 'settings' | 'maxOutputTokens'>): number {
   const { budget, thresholds } = measured;
-  // Our estimate's error: small once a report calibrated it, a few % for OpenAI's own tokenizer, and up to
-  // a third for an unknown tokenizer (1.25× is common), which a refusal at the first message would show.
-  const margin = !budget.estimated ? 0.03 : budget.exact ? 0.05 : 0.35;
+  const margin = countMargin(!budget.estimated, budget.exact);
   const room = budget.contextWindow - Math.ceil(budget.used * (1 + margin)) - 16;
   const setting = deps.settings.context.maxOutputTokens;
   const cap = Math.min(setting > 0 ? setting : Math.max(thresholds.outputReserve, AUTO_OUTPUT_CAP), deps.maxOutputTokens ?? Number.POSITIVE_INFINITY);
@@ -168,4 +166,41 @@ export function requestOutputTokens(measured: MeasuredContext, deps: Pick<Counti
   // margin may only take what lies beyond it (a page-long write_file at 8k must not be cut at 256 tokens).
   const floor = budget.used <= budget.usable ? Math.min(cap, thresholds.outputReserve) : MIN_OUTPUT;
   return Math.max(floor, MIN_OUTPUT, Math.min(cap, room));
+}
+
+/**
+ * Our count's possible error: small once a usage report calibrated it, a few % for OpenAI's own tokenizer, and up
+ * to a third for an unknown tokenizer (1.25× is common), which a refusal at the first message would show.
+ */
+export function countMargin(calibrated: boolean, exact: boolean): number {
+  return calibrated ? 0.03 : exact ? 0.05 : 0.35;
+}
+
+/** A request that is not a session path (the summary request), measured like every call. */
+export interface RequestMeasure {
+  /** Our count of its messages with the reply's priming, as countContext counts a call. */
+  tokens: number;
+  /** The most of our count a request may hold so the endpoint's count plus the reply stays within the window. */
+  room: number;
+  fits: boolean;
+}
+
+/** The prompt room of a request to `window` that reserves `maxOutput` for the reply, in our count (see countMargin). */
+export function requestRoom(counter: TokenCounter, window: number, maxOutput: number): number {
+  return Math.max(0, Math.floor((window - maxOutput - REQUEST_SLACK) / (1 + countMargin(false, counter.exact))));
+}
+
+/** Tokens a server adds around a request beyond the messages (its chat template's end, say). */
+const REQUEST_SLACK = 16;
+
+/**
+ * Measures a request's messages with the counter every call is measured with; `fits` says whether it can be
+ * sent to `window` with `maxOutput` tokens asked for the reply. The summary request goes to the summarizing
+ * model, whose reports never calibrated this counter: the uncalibrated margin applies.
+ */
+export function measureRequest(messages: readonly ChatMessage[], counter: TokenCounter, window: number, maxOutput: number): RequestMeasure {
+  let tokens = REPLY_PRIMING;
+  for (const message of messages) tokens += counter.countMessage(message);
+  const room = requestRoom(counter, window, maxOutput);
+  return { tokens, room, fits: tokens <= room };
 }

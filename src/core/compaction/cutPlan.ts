@@ -1,7 +1,6 @@
-// Plans hard compaction: where to cut so the newest turns stay verbatim, never between a tool call and its result, and whether it can help at all.
-import { contextSpan } from '../budget/pathState';
+// Compaction, stage 1 of 4 (plan → summarize → propose → apply): where to cut, as data every later stage reads.
 import type { EntryCosts } from '../budget/meter';
-import { carriedRequest } from '../context/contextBuilder';
+import { carriedRequest, contextParts } from '../context/contextBuilder';
 import { prunedToolResultIds } from '../context/contextMarkers';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -24,11 +23,29 @@ export interface CutOptions {
   minimumSummarized?: number;
 }
 
-export interface CutPlan {
+/**
+ * Where a summary cuts, as the plan decided it: the summarizer, its appendix, the entry it becomes and the measure of
+ * the context after all read this instead of deriving it again (two derivations drift: a request sent twice).
+ */
+export interface Cut {
+  /** First entry kept verbatim after the summary; null when nothing is kept (a hand-off). */
+  firstKeptEntryId: string | null;
+  /** The cut falls inside a turn: the turn's head is summarized apart and its request is carried verbatim. */
+  splitsTurn: boolean;
+  /** The request sent verbatim right after the summary (the turn the cut falls into); null when none is. */
+  carriedRequestId: string | null;
+}
+
+/** What a hand-off's summary stands in for: everything, with nothing kept or carried after it. */
+export const HANDOFF_CUT: Cut = { firstKeptEntryId: null, splitsTurn: false, carriedRequestId: null };
+
+export interface CutPlan extends Cut {
   /** The context (fixed + summary + messages) is above the usable budget right now. */
   needed: boolean;
-  firstKeptEntryId: string | null;
-  /** Entries replaced by the summary (whole turns, oldest first). */
+  /**
+   * Entries replaced by the summary, oldest first: what a drop undo brought back from behind the previous summary
+   * (no summary covers it yet), then the whole turns before the cut.
+   */
   summarizeEntryIds: string[];
   /** When the cut falls inside a turn: that turn's head, summarized separately. */
   turnPrefixEntryIds: string[];
@@ -42,6 +59,8 @@ export interface CutPlan {
   minimumAfter: number;
   /** The latest possible cut: keeping only from here is the most a compaction can free. */
   lastCutEntryId: string | null;
+  /** That latest cut as data (what the smallest possible context after is measured with). */
+  lastCut: Cut | null;
 }
 
 /** A compaction must bring the context below this share of its size before, or it failed. */
@@ -160,12 +179,13 @@ function entryCost(entry: MessageEntry, costs: EntryCosts, pruned: ReadonlySet<s
 }
 
 /**
- * Candidates are only the messages in context (the previous compaction's kept part and after); the
- * previous summary is the summarizer's input, not something to cut across. Returns null when there is
- * nothing to compact.
+ * Candidates are only the messages the context keeps verbatim (the previous compaction's kept part and after, as
+ * the context builder defines it); the previous summary is the summarizer's input, not something to cut across.
+ * Returns null when there is nothing to compact.
  */
 export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts, options: CutOptions): CutPlan | null {
-  const { messages } = contextSpan(path);
+  const parts = contextParts(path);
+  const messages = parts.kept;
   const n = messages.length;
   if (n < 2) return null;
   const pruned = prunedToolResultIds(path);
@@ -179,14 +199,18 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const current = carriedRequest(path);
   const currentCost = current ? entryCost(current, costs, pruned) : 0;
   const requestCost = new Array<number>(n + 1).fill(currentCost);
+  const requestAt = new Array<MessageEntry | undefined>(n + 1).fill(current);
   for (let j = 1; j <= n; j++) {
     const previous = messages[j - 1] as MessageEntry;
-    requestCost[j] = previous.type === 'user' && !previous.synthetic ? entryCost(previous, costs, pruned) : (requestCost[j - 1] ?? 0);
+    const isRequest = previous.type === 'user' && !previous.synthetic;
+    requestCost[j] = isRequest ? entryCost(previous, costs, pruned) : (requestCost[j - 1] ?? 0);
+    requestAt[j] = isRequest ? previous : requestAt[j - 1];
   }
-  const carried = (cut: number): number => {
+  const startsTurn = (cut: number): boolean => {
     const first = messages[cut];
-    return first && first.type === 'user' && !first.synthetic ? 0 : (requestCost[cut] ?? 0);
+    return first !== undefined && first.type === 'user' && !first.synthetic;
   };
+  const carried = (cut: number): number => (startsTurn(cut) ? 0 : (requestCost[cut] ?? 0));
   const keptFrom = suffix.map((tokens, cut) => tokens + carried(cut));
   const limit = maxKeptTokens(options);
   const chosen = chooseCut(messages, keptFrom, valid, Math.min(options.keepRecentTokens, limit));
@@ -195,20 +219,26 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const turnStart = messages[cut]?.type === 'user' ? cut : lastUserBefore(messages, cut);
   const prefixStart = turnStart >= 1 && turnStart < cut ? turnStart : cut;
   const ids = (from: number, to: number): string[] => messages.slice(from, to).map((entry) => entry.id);
+  const restoredTokens = parts.restored.reduce((sum, entry) => sum + entryCost(entry, costs, pruned), 0);
   const total = suffix[0] ?? 0;
-  // The request an earlier compaction carries is sent now too, before the span.
-  const sentNow = total + currentCost;
+  // The request an earlier compaction carries, and what a drop undo brought back, are sent now too, before the span.
+  const sentNow = total + currentCost + restoredTokens;
+  const cutData = (at: number): Cut => {
+    const splits = !startsTurn(at);
+    return { firstKeptEntryId: messages[at]?.id ?? null, splitsTurn: splits, carriedRequestId: splits ? (requestAt[at]?.id ?? null) : null };
+  };
   return {
     needed: options.fixedTokens + options.currentSummaryTokens + sentNow > options.usable,
-    firstKeptEntryId: messages[cut]?.id ?? null,
-    summarizeEntryIds: ids(0, prefixStart),
+    ...cutData(cut),
+    summarizeEntryIds: [...parts.restored.map((entry) => entry.id), ...ids(0, prefixStart)],
     turnPrefixEntryIds: ids(prefixStart, cut),
-    tokensToSummarize: total - (suffix[cut] ?? 0),
+    tokensToSummarize: restoredTokens + total - (suffix[cut] ?? 0),
     tokensKept: keptFrom[cut] ?? 0,
     shrunk: cut > chosen,
     fits: (keptFrom[cut] ?? 0) <= limit,
     minimumAfter: options.fixedTokens + options.summaryRoom + (keptFrom[lastCut] ?? 0),
     lastCutEntryId: messages[lastCut]?.id ?? null,
+    lastCut: cutData(lastCut),
   };
 }
 

@@ -1,49 +1,106 @@
-// Hand-off: a summary of the whole context, reviewed like a compaction, that seeds a new session linked to its source.
-import type { CountingDeps } from '../budget/meter';
+// Hand-off: a summary of everything the model sees, reviewed like a compaction, seeding a new session that keeps the pins verbatim.
+import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
-import { contextSpan } from '../budget/pathState';
-import type { CompactionEntry, HandoffSource, MessageEntry } from '../session/entries';
+import { contextParts, sentEntries, wholeExchangesOf } from '../context/contextBuilder';
+import { pinnedEntryIds } from '../context/contextMarkers';
+import type { CompactionEntry, FileLedger, HandoffSource, MessageEntry, SessionEntry } from '../session/entries';
+import { isMessageEntry } from '../session/entries';
+import type { NewEntry } from '../session/newEntry';
 import { newEntryId } from '../session/newEntry';
-import { fixedOf, onlyMarkedSince, sizes, summaryInstructions, type CompactionLog, type CompactionProposal, type ProposeOptions } from './compaction';
+import { fixedOf, onlyMarkedSince, pinnedAmong, sizes, summaryInstructions, type CompactionLog, type CompactionProposal, type ProposeOptions } from './compaction';
+import { HANDOFF_CUT } from './cutPlan';
 
-/** The first entry of the new session: the summary, with nothing kept verbatim after it. */
-function seedEntry(fields: Pick<CompactionEntry, 'summary' | 'files'> & { handoffFrom?: HandoffSource }): CompactionEntry {
-  return { type: 'compaction', id: `draft-${newEntryId()}`, parentId: null, timestamp: new Date().toISOString(), firstKeptEntryId: null, tokensBefore: 0, tokensAfter: 0, edited: false, auto: false, ...fields };
+/**
+ * What the new session starts with: the summary, then every pinned exchange the source sends, copied verbatim and
+ * pinned again (the summary's appendix says they are "kept verbatim after this summary": here they are). Read from
+ * the source as the context builder sends it, at the moment it is asked (a pin made during the review counts).
+ */
+interface Seed {
+  summary: string;
+  files: FileLedger;
+  /** Source messages copied after the summary, whole tool exchanges, in the order sent. */
+  copies: MessageEntry[];
+  /** Of those, the ones the person pinned. */
+  pinned: ReadonlySet<string>;
 }
 
-/** What the new session's first call would send with this summary, measured by the meter. */
-export function measureSeed(summary: string, files: CompactionEntry['files'], deps: CountingDeps): ReturnType<typeof measureContext> {
-  return measureContext([seedEntry({ summary, files })], deps);
+function seedOf(path: readonly SessionEntry[], summary: string, files: FileLedger): Seed {
+  const pinned = pinnedEntryIds(path);
+  return { summary, files, copies: wholeExchangesOf(sentEntries(contextParts(path)), pinned), pinned };
 }
 
 /**
- * Summarizes everything the model sees now (the previous summary and every message since, less what was
- * dropped) for a new session. Null when the context holds no message yet. Nothing is written.
+ * The copy's own fields: what the model saw, without what belongs to the source session (its usage reports, the
+ * file changes its checkpoints restore, the sub-task it ran): the new session neither bills nor restores them.
+ */
+function copyFields(entry: MessageEntry): NewEntry {
+  switch (entry.type) {
+    case 'user':
+      return { type: 'user', text: entry.text, ...(entry.attachments ? { attachments: entry.attachments } : {}), ...(entry.images ? { images: entry.images } : {}), ...(entry.synthetic ? { synthetic: true } : {}) };
+    case 'assistant':
+      return { type: 'assistant', text: entry.text, toolCalls: entry.toolCalls, ...(entry.model !== undefined ? { model: entry.model } : {}), ...(entry.error !== undefined ? { error: entry.error } : {}) };
+    case 'toolResult':
+      return { type: 'toolResult', toolCallId: entry.toolCallId, toolName: entry.toolName, isError: entry.isError, content: entry.content, ...(entry.blob ? { blob: entry.blob } : {}) };
+  }
+}
+
+type SeedFields = Pick<CompactionEntry, 'tokensBefore' | 'tokensAfter' | 'edited' | 'auto'> & Partial<Pick<CompactionEntry, 'instructions' | 'model' | 'handoffFrom'>>;
+
+/**
+ * The seed's entries in the order written. Each copy carries its source entry's id and each pin names it by that
+ * id: a draft measured on its own may keep them, the new log gives the copies ids of their own (startHandoff).
+ */
+function seedEntries(seed: Seed, fields: SeedFields): NewEntry[] {
+  const compaction: NewEntry = { type: 'compaction', summary: seed.summary, firstKeptEntryId: null, carriedRequestId: null, files: seed.files, ...fields };
+  const copies = seed.copies.map((entry): NewEntry => ({ ...copyFields(entry), id: entry.id }));
+  const pins = seed.copies.filter((entry) => seed.pinned.has(entry.id)).map((entry): NewEntry => ({ type: 'pin', targetId: entry.id, pinned: true }));
+  return [compaction, ...copies, ...pins];
+}
+
+/** What the new session's first call would send with this seed, measured by the meter (never written). */
+function measureSeed(seed: Seed, deps: CountingDeps): MeasuredContext {
+  const entries = seedEntries(seed, { tokensBefore: 0, tokensAfter: 0, edited: false, auto: false });
+  const path: SessionEntry[] = [];
+  for (const fields of entries) {
+    const { id, timestamp, ...rest } = fields;
+    const entry: SessionEntry = { ...rest, id: id ?? `draft-${newEntryId()}`, parentId: path.at(-1)?.id ?? null, timestamp: timestamp ?? new Date().toISOString() };
+    path.push(entry);
+  }
+  return measureContext(path, deps);
+}
+
+/**
+ * Summarizes everything the model sees now, as the context builder sends it (the previous summary, pinned
+ * exchanges, the carried request and every message since, less what was dropped) for a new session. Null when
+ * the context holds no message yet. Nothing is written.
  */
 export async function proposeHandoff(log: CompactionLog, options: ProposeOptions): Promise<CompactionProposal | null> {
   const path = log.path();
   const measured = measureContext(path, options);
-  const { messages } = contextSpan(path);
-  if (messages.length === 0) return null;
-  const byId = new Map(messages.map((entry) => [entry.id, entry] as const));
+  const entries = sentEntries(contextParts(path));
+  if (entries.length === 0) return null;
   const result = await options.summarize({
-    entries: messages,
+    cut: HANDOFF_CUT,
+    entries,
     turnPrefixEntries: [],
+    pinned: pinnedAmong(path, entries),
     instructions: summaryInstructions(options.settings.compaction.customInstructions, options.instructions),
     maxSummaryTokens: measured.thresholds.summaryTokens,
     signal: options.signal,
   });
-  const after = measureSeed(result.summary, result.files, options);
+  const seed = seedOf(path, result.summary, result.files);
+  const after = measureSeed(seed, options);
+  const byId = new Map(path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
   return {
     ...result,
+    ...HANDOFF_CUT,
     handoff: true,
-    firstKeptEntryId: null,
-    summarized: sizes(messages.map((entry: MessageEntry) => entry.id), byId, measured),
-    kept: [],
+    summarized: sizes(entries.map((entry) => entry.id), byId, measured),
+    kept: sizes(seed.copies.map((entry) => entry.id), byId, measured),
     tokensBefore: measured.budget.used,
     tokensAfter: after.budget.used,
     fixedTokens: fixedOf(after),
-    keptTokens: 0,
+    keptTokens: after.budget.breakdown.messages + after.budget.breakdown.toolResults,
     leafId: log.leafId,
     instructions: options.instructions,
   };
@@ -60,27 +117,36 @@ export interface HandoffOptions {
 }
 
 /**
- * Starts the new session: its first entry is the reviewed summary, linked back to the source. The source is
+ * Starts the new session: its first entry is the reviewed summary, linked back to the source, followed by the
+ * source's pinned exchanges as they are now (pins made while the summary waited count), pinned again. The source is
  * not written to (it stays whole). Refuses when the source moved on since the proposal or the summary is empty.
+ * Run it with the source held (SessionEngine.exclusive, or inside the request that proposed it).
  */
 export async function startHandoff(source: CompactionLog, proposal: CompactionProposal, options: HandoffOptions): Promise<{ log: CompactionLog; entry: CompactionEntry }> {
   if (!proposal.handoff) throw new Error('That proposal is a compaction, not a hand-off.');
   if (!onlyMarkedSince(source, proposal.leafId)) throw new Error('The session changed since this hand-off summary was made; nothing was started. Hand off again.');
   if (options.summary.trim() === '') throw new Error('The hand-off summary is empty; no session was started.');
-  const tokensAfter = options.summary === proposal.summary ? proposal.tokensAfter : measureSeed(options.summary, proposal.files, options.deps).budget.used;
+  const seed = seedOf(source.path(), options.summary, proposal.files);
+  const tokensAfter = measureSeed(seed, options.deps).budget.used;
   const log = await options.create(options.source);
-  const entry = await log.append({
-    type: 'compaction',
-    summary: options.summary,
-    firstKeptEntryId: null,
+  const written = new Map<string, string>();
+  const fields = {
     tokensBefore: proposal.tokensBefore,
     tokensAfter,
-    files: proposal.files,
-    ...(proposal.instructions !== undefined ? { instructions: proposal.instructions } : {}),
     edited: options.edited,
     auto: false,
+    ...(proposal.instructions !== undefined ? { instructions: proposal.instructions } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),
     handoffFrom: options.source,
-  });
-  return { log, entry: entry as CompactionEntry };
+  };
+  let entry: CompactionEntry | undefined;
+  // Each copy is written before the pin that names it: the pin reads the id the new log gave the copy.
+  for (const next of seedEntries(seed, fields)) {
+    const { id: sourceId, ...rest } = next;
+    const appended = await log.append(rest.type === 'pin' ? { ...rest, targetId: written.get(rest.targetId) ?? rest.targetId } : rest);
+    if (appended.type === 'compaction') entry = appended;
+    if (sourceId !== undefined) written.set(sourceId, appended.id);
+  }
+  if (!entry) throw new Error('The new session was created without its summary.');
+  return { log, entry };
 }

@@ -1,6 +1,116 @@
-// The summarizer's prompts: structured sections, the user's /compact instructions, and the deterministic appendix.
+// Compaction, stage 2a: what the summarizer is sent (transcript, prompts, the code-written appendix) and how a summary is checked.
 import type { ChatMessage } from '../context/chatMessage';
-import type { FileLedger } from '../session/entries';
+import type { FileLedger, MessageEntry } from '../session/entries';
+
+// ─── The file ledger: taken from tool-call arguments, never from the model's summary ───
+
+const READ_TOOLS = new Set(['read_file']);
+const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
+const PATH_KEYS = ['path', 'file_path', 'filePath', 'file'] as const;
+
+function pathArgument(argumentsJson: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(argumentsJson);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const record = parsed as Record<string, unknown>;
+    for (const key of PATH_KEYS) {
+      const value = record[key];
+      if (typeof value === 'string' && value.trim().length > 0) return value.trim();
+    }
+  } catch {
+    // Truncated or invalid arguments (an aborted call) name no file.
+  }
+  return null;
+}
+
+/**
+ * Adds the files the given entries' read_file/write_file/edit_file calls touched to the previous
+ * ledger. A file both read and modified is listed as modified only. Lists are sorted for stable output.
+ */
+export function extendFileLedger(previous: FileLedger | null | undefined, entries: readonly MessageEntry[]): FileLedger {
+  const read = new Set(previous?.read ?? []);
+  const modified = new Set(previous?.modified ?? []);
+  for (const entry of entries) {
+    if (entry.type !== 'assistant') continue;
+    for (const call of entry.toolCalls) {
+      const file = pathArgument(call.arguments);
+      if (file === null) continue;
+      if (WRITE_TOOLS.has(call.name)) modified.add(file);
+      else if (READ_TOOLS.has(call.name)) read.add(file);
+    }
+  }
+  for (const file of modified) read.delete(file);
+  return { read: [...read].sort(), modified: [...modified].sort() };
+}
+
+// ─── The transcript: entries as text, long outputs as head and tail, in chunks that fit ───
+
+/** Tool outputs and arguments longer than this reach the summarizer as head + tail. */
+export const SUMMARY_OUTPUT_CHARS = 2000;
+
+/** Keeps the head and tail of a long text with a note of what was left out. */
+export function headTail(text: string, maxChars: number = SUMMARY_OUTPUT_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const half = Math.floor(maxChars / 2);
+  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} chars omitted …]\n${text.slice(-half)}`;
+}
+
+/**
+ * `text` within `limit` tokens: whole when it fits, else its head and tail, shortened until the count agrees (text
+ * dense in tokens, such as symbols or CJK, takes more than four characters a token).
+ */
+export function fitTokens(text: string, limit: number, countTokens: (text: string) => number): string {
+  let tokens = countTokens(text);
+  let fitted = text;
+  while (tokens > limit && fitted.length > 200) {
+    fitted = headTail(fitted, Math.max(200, Math.floor(((fitted.length * limit) / tokens) * 0.9)));
+    tokens = countTokens(fitted);
+  }
+  return fitted;
+}
+
+/** One transcript block per entry. User text stays whole (it carries the requirements); attachments are shortened like outputs. */
+export function entryBlock(entry: MessageEntry): string {
+  switch (entry.type) {
+    case 'user': {
+      const attached = (entry.attachments ?? []).map((attachment) => `[user attached ${attachment.label}]\n${headTail(attachment.text)}`);
+      return [`[user${entry.synthetic ? ' (automatic)' : ''}]\n${entry.text}`, ...attached].join('\n');
+    }
+    case 'assistant': {
+      const lines = entry.text.trim() ? [`[assistant]\n${entry.text}`] : [];
+      for (const call of entry.toolCalls) lines.push(`[assistant calls ${call.name}] ${headTail(call.arguments)}`);
+      if (entry.error) lines.push(`[assistant error] ${entry.error}`);
+      return lines.length > 0 ? lines.join('\n') : '[assistant] (empty reply)';
+    }
+    case 'toolResult':
+      return `[${entry.toolName} ${entry.isError ? 'error' : 'result'}]\n${headTail(entry.content)}`;
+  }
+}
+
+/**
+ * Groups blocks into chunks of at most `budget` tokens, in order (each block counted with the blank line that
+ * joins it). A single block larger than the budget is shortened (head/tail) to fit rather than dropped.
+ */
+export function chunkBlocks(blocks: readonly string[], budget: number, countTokens: (text: string) => number): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const original of blocks) {
+    const block = fitTokens(original, Math.max(1, budget - 1), countTokens);
+    const tokens = countTokens(block) + 1;
+    if (used + tokens > budget && current.length > 0) {
+      chunks.push(current.join('\n\n'));
+      current = [];
+      used = 0;
+    }
+    current.push(block);
+    used += tokens;
+  }
+  if (current.length > 0) chunks.push(current.join('\n\n'));
+  return chunks;
+}
+
+// ─── The prompts and the appendix code writes ───
 
 /** Sections the model must write, in order (validated by summaryValidation). */
 export const REQUIRED_HEADINGS = [
@@ -72,15 +182,19 @@ export function summaryMessages(request: SummaryRequest): ChatMessage[] {
   ];
 }
 
-/** The head of a turn that was cut in the middle: summarized on its own, in a few lines. */
-export function turnPrefixMessages(transcript: string): ChatMessage[] {
+/**
+ * The head of a turn that was cut in the middle: summarized on its own, in a few lines. A head too long for one
+ * request is given in parts, each with the bullets written for the parts before it.
+ */
+export function turnPrefixMessages(transcript: string, earlier?: string | null): ChatMessage[] {
+  const before = earlier?.trim() ? `Bullets for the earlier steps of this turn (update them):\n<bullets>\n${earlier.trim()}\n</bullets>\n\n` : '';
   return [
     {
       role: 'system',
       content:
         'You summarize the first steps of an unfinished coding-agent turn. You have no tools. In a few short bullet points, state what the user asked in this turn and what was done so far (files, commands, findings). Reply with the bullets only.',
     },
-    { role: 'user', content: `<turn-start>\n${transcript}\n</turn-start>` },
+    { role: 'user', content: `${before}<turn-start>\n${transcript}\n</turn-start>` },
   ];
 }
 
@@ -184,4 +298,62 @@ export function stripAppendix(summary: string): string {
   const at = summary.lastIndexOf(`\n${APPENDIX_HEADING}\n`);
   const start = summary.startsWith(`${APPENDIX_HEADING}\n`) && at < 0 ? 0 : at;
   return (start >= 0 ? summary.slice(0, start) : summary).trim();
+}
+
+// ─── Validation: required sections, non-empty next steps, sizes ───
+
+export interface ValidationLimits {
+  /** Most tokens the model-written part may have. */
+  maxTokens: number;
+  countTokens: (text: string) => number;
+  /** Fewest characters a real summary has. */
+  minChars?: number;
+  /** Most tokens the code-written appendix may have (it is capped to this when built). */
+  maxAppendixTokens?: number;
+}
+
+const MIN_CHARS = 200;
+
+function headingPattern(heading: string): RegExp {
+  const escaped = heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped}\\s*$`, 'mi');
+}
+
+/** The text under a heading, up to the next heading of the same or higher level. */
+export function sectionBody(text: string, heading: string): string | null {
+  const match = headingPattern(heading).exec(text);
+  if (!match) return null;
+  const rest = text.slice(match.index + match[0].length);
+  const level = heading.indexOf(' ');
+  const next = rest.search(new RegExp(`^#{1,${level}} `, 'm'));
+  return (next >= 0 ? rest.slice(0, next) : rest).trim();
+}
+
+/** Problems of the model-written part; empty when it is acceptable. */
+export function validateModelSummary(text: string, limits: ValidationLimits): string[] {
+  const problems: string[] = [];
+  for (const heading of REQUIRED_HEADINGS) {
+    if (!headingPattern(heading).test(text)) problems.push(`missing section "${heading}"`);
+  }
+  const nextSteps = sectionBody(text, '## Next steps');
+  if (nextSteps !== null && (nextSteps.length === 0 || /^[-*\s]*\(?none\)?\.?$/i.test(nextSteps))) {
+    problems.push('"## Next steps" is empty: list at least one concrete next action');
+  }
+  if (text.trim().length < (limits.minChars ?? MIN_CHARS)) problems.push('the summary is too short to carry the session forward');
+  const tokens = limits.countTokens(text);
+  if (tokens > limits.maxTokens) problems.push(`the summary is ${tokens} tokens; keep it under ${limits.maxTokens}`);
+  return problems;
+}
+
+/** Problems of the final summary (model part + appendix). */
+export function validateSummary(text: string, limits: ValidationLimits): string[] {
+  const at = text.search(headingPattern(APPENDIX_HEADING));
+  const modelPart = at >= 0 ? text.slice(0, at) : text;
+  const problems = validateModelSummary(modelPart, limits);
+  if (at < 0) problems.push(`missing the file ledger ("${APPENDIX_HEADING}")`);
+  if (at >= 0 && limits.maxAppendixTokens !== undefined) {
+    const tokens = limits.countTokens(text.slice(at));
+    if (tokens > limits.maxAppendixTokens) problems.push(`the recorded appendix is ${tokens} tokens; it may take at most ${limits.maxAppendixTokens}`);
+  }
+  return problems;
 }

@@ -1,4 +1,4 @@
-// Builds exactly the messages the model is sent for a path: latest compaction summary, pinned and kept entries (less dropped ones), repaired tool pairs.
+// The one definition of what the model sees: a path's context part by part (summary, re-sent, carried, kept; less dropped), and the exact messages sent.
 import type { ChatMessage } from './chatMessage';
 import type { CompactionEntry, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -44,14 +44,13 @@ export function splitAtLatestCompaction(path: readonly SessionEntry[]): PathSpli
 }
 
 /**
- * Pinned entries the compaction summarized away, as whole tool exchanges: a pinned result brings its call's
- * assistant message, and a pinned assistant message brings its results, so pinning never orphans a pair.
- * Results are paired with the nearest earlier assistant message that made a call with their id, by
- * position: servers that number calls per response (llama.cpp, Ollama: "call_0" every time) reuse ids.
+ * The given messages grown to whole tool exchanges around `chosen`: a chosen result brings its call's assistant
+ * message, and a chosen assistant message brings its results, so re-sending never orphans a pair. Results are
+ * paired with the nearest earlier assistant message that made a call with their id, by position: servers that
+ * number calls per response (llama.cpp, Ollama: "call_0" every time) reuse ids. In the messages' order.
  */
-function pinnedGroup(summarized: readonly SessionEntry[], pinned: ReadonlySet<string>): MessageEntry[] {
-  const messages = summarized.filter(isMessageEntry);
-  const chosen = new Set<string>(messages.filter((entry) => pinned.has(entry.id)).map((entry) => entry.id));
+export function wholeExchangesOf(messages: readonly MessageEntry[], chosenIds: ReadonlySet<string>): MessageEntry[] {
+  const chosen = new Set<string>(messages.filter((entry) => chosenIds.has(entry.id)).map((entry) => entry.id));
   if (chosen.size === 0) return [];
   const ownerOf = new Map<string, string>();
   const resultsOf = new Map<string, string[]>();
@@ -72,19 +71,6 @@ function pinnedGroup(summarized: readonly SessionEntry[], pinned: ReadonlySet<st
   }
   for (const id of [...chosen]) for (const result of resultsOf.get(id) ?? []) chosen.add(result);
   return messages.filter((entry) => chosen.has(entry.id));
-}
-
-/**
- * The user's newest request while its turn is still open (no answer without tool calls since): the one
- * every call of that turn must carry. Undefined between turns, and for automatic messages.
- */
-export function openRequest(path: readonly SessionEntry[]): UserEntry | undefined {
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'assistant' && entry.toolCalls.length === 0) return undefined;
-    if (entry?.type === 'user' && !entry.synthetic) return entry;
-  }
-  return undefined;
 }
 
 /** The latest compaction on the path up to and including an entry, with its index: one answer per entry (its prefix is fixed). */
@@ -111,21 +97,42 @@ function latestCompactionOn(path: readonly SessionEntry[]): { compaction: Compac
 }
 
 /**
- * The request of the turn the latest compaction cut into (its first kept entry is not the person's
- * message): the message buildContext carries verbatim after the summary for as long as that compaction is
- * the latest, so the model always sees what it was asked in that turn, and the summary's appendix only
- * names it (sent once). Undefined when the cut fell at a turn start or nothing was compacted.
+ * The request the latest compaction carries verbatim after its summary, for as long as it is the latest, so
+ * the model always sees what it was asked in the turn the cut fell into (the summary's appendix only names it:
+ * sent once). The compaction's plan decided it and the entry records it (`carriedRequestId`); only logs written
+ * before that field existed derive it from the cut. Undefined when the cut fell at a turn start.
  */
 export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undefined {
   const latest = latestCompactionOn(path);
   if (!latest) return undefined;
   const known = carriedByCompaction.get(latest.compaction);
   if (known !== undefined) return known ?? undefined;
-  const carried = requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId);
+  const recorded = latest.compaction.carriedRequestId;
+  const carried = recorded === undefined ? requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId) : recorded === null ? undefined : requestBefore(path, latest.index, latest.compaction.firstKeptEntryId, recorded);
   carriedByCompaction.set(latest.compaction, carried ?? null);
   return carried;
 }
 
+/**
+ * The person's request `id` on the path before the compaction at `at` and before its cut (a request kept verbatim is
+ * sent as kept, not carried); a hand-edited id naming anything else carries nothing.
+ */
+function requestBefore(path: readonly SessionEntry[], at: number, firstKeptEntryId: string | null, id: string): UserEntry | undefined {
+  let kept = firstKeptEntryId !== null;
+  for (let index = at - 1; index >= 0; index--) {
+    const entry = path[index];
+    if (kept) {
+      if (entry?.id === firstKeptEntryId) kept = false;
+      if (entry?.id === id) return undefined;
+      continue;
+    }
+    if (entry?.id !== id) continue;
+    return entry.type === 'user' && !entry.synthetic ? entry : undefined;
+  }
+  return undefined;
+}
+
+/** For compactions recorded without `carriedRequestId`: the newest request before a first kept entry that is not one. */
 function requestCutInto(path: readonly SessionEntry[], at: number, firstKeptEntryId: string | null): UserEntry | undefined {
   if (firstKeptEntryId === null) return undefined;
   let firstKept = -1;
@@ -144,30 +151,109 @@ function requestCutInto(path: readonly SessionEntry[], at: number, firstKeptEntr
   return undefined;
 }
 
+/**
+ * Summarized entries no summary covers that are in the context again: a compaction summarized them while they
+ * were dropped (its summary names them as dropped, without their content), and a drop undo after it brought them
+ * back. They are sent verbatim after the summary until a later compaction summarizes them (its cut plan gives them
+ * to the summarizer) or they are dropped again. One walk of the path; empty when no undo follows a compaction.
+ */
+export function restoredEntryIds(path: readonly SessionEntry[]): Set<string> {
+  const dropped = new Set<string>();
+  const leftOut = new Set<string>();
+  let covered = 0;
+  for (let index = 0; index < path.length; index++) {
+    const entry = path[index] as SessionEntry;
+    if (entry.type === 'drop') {
+      for (const id of entry.entryIds) {
+        if (entry.dropped) dropped.add(id);
+        else dropped.delete(id);
+      }
+      continue;
+    }
+    if (entry.type !== 'compaction') continue;
+    // What this compaction's summarizer was given: whatever earlier summaries left out and is back now.
+    for (const id of leftOut) if (!dropped.has(id)) leftOut.delete(id);
+    let cut = index;
+    if (entry.firstKeptEntryId !== null) {
+      for (let at = index - 1; at >= covered; at--) {
+        if (path[at]?.id === entry.firstKeptEntryId) {
+          cut = at;
+          break;
+        }
+      }
+    }
+    for (let at = covered; at < cut; at++) {
+      const id = (path[at] as SessionEntry).id;
+      if (dropped.has(id)) leftOut.add(id);
+    }
+    covered = Math.max(covered, cut);
+  }
+  for (const id of dropped) leftOut.delete(id);
+  return leftOut;
+}
+
+/**
+ * What the model sees of a path, part by part: the one definition every consumer reads (the builder that sends it,
+ * the cut plan, the summarizer's input, a hand-off, /drop).
+ */
+export interface ContextParts {
+  compaction: CompactionEntry | null;
+  /** Everything the latest compaction summarized away (before its cut), in path order. */
+  summarized: SessionEntry[];
+  /** Summarized messages re-sent verbatim after the summary (pinned exchanges, what a drop undo brought back), in path order. */
+  resent: MessageEntry[];
+  /** Of `resent`: what a drop undo brought back (no summary covers it; the next compaction summarizes it). */
+  restored: MessageEntry[];
+  /** The request the latest compaction carries verbatim, when it is not re-sent already. */
+  carried: UserEntry | undefined;
+  /** Messages kept verbatim after the cut and everything since, in path order. */
+  kept: MessageEntry[];
+}
+
+/** The parts of the context a path sends; what the person dropped stays out of every part, pinned or not. */
+export function contextParts(path: readonly SessionEntry[]): ContextParts {
+  const { compaction, summarized, kept } = splitAtLatestCompaction(path);
+  const dropped = droppedEntryIds(path);
+  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
+  const summarizedMessages = summarized.filter(isMessageEntry);
+  const restoredIds = compaction ? restoredEntryIds(path) : new Set<string>();
+  const pinned = wholeExchangesOf(summarizedMessages, pinnedEntryIds(path));
+  const resentIds = new Set([...pinned.map((entry) => entry.id), ...restoredIds]);
+  const resent = summarizedMessages.filter((entry) => resentIds.has(entry.id) && sent(entry));
+  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
+  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
+  const request = carriedRequest(path);
+  return {
+    compaction,
+    summarized,
+    resent,
+    restored: resent.filter((entry) => restoredIds.has(entry.id)),
+    carried: request && sent(request) && !resentIds.has(request.id) ? request : undefined,
+    kept: kept.filter(isMessageEntry).filter(sent),
+  };
+}
+
+/** The message entries a path sends, in the order sent (re-sent and carried ones first, after the summary). */
+export function sentEntries(parts: ContextParts): MessageEntry[] {
+  return [...parts.resent, ...(parts.carried ? [parts.carried] : []), ...parts.kept];
+}
+
 /** The exact Chat Completions messages for the path root→leaf (pure: no I/O, same input same output). */
 export function buildContext(path: readonly SessionEntry[], options: BuildContextOptions = {}): BuiltContext {
   const items: ContextItem[] = [];
   if (options.systemPrompt !== undefined) {
     items.push({ message: { role: options.systemRole ?? 'system', content: options.systemPrompt }, kind: 'system' });
   }
-  const { compaction, summarized, kept } = splitAtLatestCompaction(path);
-  if (compaction) {
-    items.push({ message: { role: 'user', content: summaryMessageText(compaction) }, kind: 'summary', entryId: compaction.id });
+  const parts = contextParts(path);
+  if (parts.compaction) {
+    items.push({ message: { role: 'user', content: summaryMessageText(parts.compaction, parts.restored.length > 0) }, kind: 'summary', entryId: parts.compaction.id });
   }
-  const pinnedEntries = pinnedGroup(summarized, pinnedEntryIds(path));
-  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
-  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
-  const request = carriedRequest(path);
-  const carried = request && !pinnedEntries.includes(request) ? [request] : [];
-  // What the person dropped stays out, pinned or not: drops are whole tool exchanges, so no call loses its result.
-  const dropped = droppedEntryIds(path);
-  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
   const sequence: Candidate[] = [
-    ...pinnedEntries.filter(sent).map((entry): Candidate => ({ entry, kind: 'pinned' })),
-    ...carried.filter(sent).map((entry): Candidate => ({ entry, kind: 'pinned' })),
-    ...kept.filter(isMessageEntry).filter(sent).map((entry): Candidate => ({ entry, kind: 'entry' })),
+    ...parts.resent.map((entry): Candidate => ({ entry, kind: 'pinned' })),
+    ...(parts.carried ? [{ entry: parts.carried, kind: 'pinned' as const }] : []),
+    ...parts.kept.map((entry): Candidate => ({ entry, kind: 'entry' })),
   ];
   // One by one: a spread of a long session's messages would overflow the call stack (about 125k arguments).
   for (const item of repairToolPairs(sequence, prunedToolResultIds(path))) items.push(item);
-  return { messages: items.map((item) => item.message), items, compactionId: compaction?.id ?? null };
+  return { messages: items.map((item) => item.message), items, compactionId: parts.compaction?.id ?? null };
 }

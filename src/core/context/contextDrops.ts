@@ -1,7 +1,7 @@
 // What a person can drop from the context: its turns and tool steps, numbered, each a whole set of tool exchanges.
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { splitAtLatestCompaction } from './contextBuilder';
+import { contextParts, splitAtLatestCompaction } from './contextBuilder';
 import { droppedEntryIds } from './contextMarkers';
 
 /** One tool step of a turn: the assistant message that made calls and the results of those calls. */
@@ -49,9 +49,12 @@ function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, Message
   return steps;
 }
 
-/** The turns of the context since the latest compaction (what a drop can take out), numbered from 1. */
+/**
+ * The turns of the context no summary covers (what a drop can take out), numbered from 1: what a drop undo brought
+ * back from behind the latest compaction, then everything since its cut.
+ */
 export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
-  const messages = splitAtLatestCompaction(path).kept.filter(isMessageEntry);
+  const messages = [...contextParts(path).restored, ...splitAtLatestCompaction(path).kept.filter(isMessageEntry)];
   const dropped = droppedEntryIds(path);
   const steps = stepsOf(messages);
   const turns: ContextTurn[] = [];

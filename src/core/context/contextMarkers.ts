@@ -54,9 +54,14 @@ export function prunePlaceholder(entry: ToolResultEntry): string {
   );
 }
 
-/** The user-message text that carries a compaction summary into the context. */
-export function summaryMessageText(compaction: CompactionEntry): string {
+/** Said after a summary when a drop undo brought back messages it names as dropped: they count again. */
+export const BROUGHT_BACK_NOTE =
+  'Since this summary was written, the user brought back messages it names as dropped on purpose: they follow verbatim and are part of the conversation again.';
+
+/** The user-message text that carries a compaction summary into the context (`broughtBack`: see BROUGHT_BACK_NOTE). */
+export function summaryMessageText(compaction: CompactionEntry, broughtBack = false): string {
   const parts = [SUMMARY_PREFIX, `<summary>\n${compaction.summary}\n</summary>`];
   if (compaction.turnPrefixSummary) parts.push(`${TURN_PREFIX_HEADING}\n\n${compaction.turnPrefixSummary}`);
+  if (broughtBack) parts.push(BROUGHT_BACK_NOTE);
   return parts.join('\n\n');
 }

@@ -161,6 +161,11 @@ export interface CompactionEntry extends EntryBase {
   firstKeptEntryId: string | null;
   /** When the cut falls inside a turn: summary of that turn's prefix (its user message and early steps). */
   turnPrefixSummary?: string;
+  /**
+   * The request sent verbatim right after the summary, as the cut plan decided (the turn the cut fell into); null
+   * when it carries none. Absent in logs written before it was recorded: the context builder then derives it.
+   */
+  carriedRequestId?: string | null;
   tokensBefore: number;
   tokensAfter: number;
   files: FileLedger;

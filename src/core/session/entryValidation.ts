@@ -84,7 +84,7 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
   if (value.copyOf !== undefined && !isString(value.copyOf)) return { error: 'copyOf must be a string' };
   if (!isKnown(type)) return { entry: opaqueEntry(value, value.id, value.parentId) };
   if (!isString(value.timestamp)) return { error: 'missing timestamp' };
-  const entry = withoutBadSnapshots(value);
+  const entry = withoutBadCarriedRequest(withoutBadSnapshots(value));
   for (const [field, check] of Object.entries(FIELDS[type])) {
     if (!check(entry[field])) return { error: `${type} entry has an invalid "${field}"` };
   }
@@ -98,6 +98,16 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
 function withoutBadSnapshots(value: Json): Json {
   if (value.type !== 'toolResult' || value.fileChanges === undefined || isFileChanges(value.fileChanges)) return value;
   const { fileChanges: _dropped, ...rest } = value;
+  return rest;
+}
+
+/**
+ * A compaction whose recorded carried request is malformed keeps its summary: the field is dropped, and the context
+ * builder derives the carried request from the cut, as for logs written before the field existed.
+ */
+function withoutBadCarriedRequest(value: Json): Json {
+  if (value.type !== 'compaction' || value.carriedRequestId === undefined || value.carriedRequestId === null || isString(value.carriedRequestId)) return value;
+  const { carriedRequestId: _dropped, ...rest } = value;
   return rest;
 }
 
