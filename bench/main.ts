@@ -7,7 +7,8 @@ import { accountingBench } from './accountingBench';
 import { accuracyBench } from './accuracyBench';
 import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
-import { costFigures, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
+import { costFigures, costMarkdownSection, costRows, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
+import { folderWorkloads, PUBLIC_SESSIONS_DIR } from './costWorkloads';
 import { costTuning } from './costTuning';
 import { delegationBench } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
@@ -47,7 +48,12 @@ function packageExtension(): string | null {
 }
 
 async function main(): Promise<void> {
-  const args = new Set(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const args = new Set(argv);
+  // --sessions <folder> (two tokens) or --sessions=<folder>: the value step replays that folder's pi-format sessions.
+  const sessionsAt = argv.indexOf('--sessions');
+  const sessions = sessionsAt >= 0 ? argv[sessionsAt + 1] : argv.find((arg) => arg.startsWith('--sessions='))?.slice('--sessions='.length);
+  if (sessionsAt >= 0 && (sessions === undefined || sessions.startsWith('--'))) throw new Error('--sessions needs a folder of pi-format session files (.jsonl or .jsonl.gz).');
   const json = args.has('--json');
   const quick = args.has('--quick');
   const log = (text: string): void => {
@@ -61,6 +67,7 @@ async function main(): Promise<void> {
   const counter = await TokenCounter.create('claude-opus-4-5');
   const rows: BenchRow[] = [];
   let cost: CostRun | undefined;
+  let publicCost: CostRun | undefined;
   let tuning: string | undefined;
   // --only=<start of a step's name> runs just those steps (e.g. --only=cost).
   const only = [...args].find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
@@ -85,15 +92,23 @@ async function main(): Promise<void> {
     ['hostile session load', () => hostileLoadBench(n(5))],
     ['delegation', () => delegationBench(counter, quick)],
     [
-      'cost per session',
+      'value: cost against availability',
       async () => {
-        cost = await runCostReplay({ quick, log, sweep: args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP });
+        const sweep = args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP;
+        if (sessions) {
+          cost = await runCostReplay({ quick, log, sweep, workloads: folderWorkloads(sessions, quick), sessions: `the sessions in ${sessions}` });
+          return costRows(cost);
+        }
+        cost = await runCostReplay({ quick, log, sweep, sessions: 'the bench sessions' });
         for (const file of writeFrontierPictures(cost, process.cwd())) log(`bench: wrote ${file}`);
+        // The public sessions (recorded by other agents' users) are judged with the same yardstick in the same run.
+        publicCost = await runCostReplay({ quick, log, sweep, workloads: folderWorkloads(PUBLIC_SESSIONS_DIR, quick), sessions: 'the public sessions' });
+        for (const file of writeFrontierPictures(publicCost, process.cwd(), 'public-')) log(`bench: wrote ${file}`);
         // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
         const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));
         const named = tune?.slice('--cost-tune='.length);
         if (tune) tuning = await costTuning({ quick, log, ...(named ? { only: named } : {}) });
-        return costRows(cost);
+        return [...costRows(cost), ...costRows(publicCost)];
       },
     ],
   ];
@@ -109,11 +124,13 @@ async function main(): Promise<void> {
   const title = `${info.cpus} CPUs (${info.cpuModel}), ${info.ramGiB} GiB RAM, Node ${info.node}, ${info.platform}; load average ${info.loadAverage.start} → ${info.loadAverage.end}; ${totalSeconds.toFixed(0)} s.\nCompute timings are process CPU time (robust to other processes on the machine); event-loop stretches are wall time. Ratios come from runs interleaved in this process.`;
   if (json) {
     const figures = { ...Object.fromEntries(rows.map((r) => [r.key, r.value])), ...(cost ? costFigures(cost) : {}) };
-    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, ...(cost ? { value: costValue(cost) } : {}), figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
+    const value = cost ? { ...costValue(cost), ...(publicCost ? { public: costValue(publicCost) } : {}) } : undefined;
+    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, ...(value ? { value } : {}), figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
   } else {
     console.log(`\n${title}\n`);
     console.log(args.has('--markdown') ? formatMarkdown(rows) : formatTable(rows));
-    if (cost) console.log(`\nCost per session (${cost.workloads.map((w) => `${w.name}: ${w.turns} turns`).join(', ')}; ${cost.seconds.toFixed(0)} s):\n\n${costTables(cost)}`);
+    if (cost) console.log(`\n${costMarkdownSection(cost)}`);
+    if (publicCost) console.log(`\n${costMarkdownSection(publicCost, 'docs/bench', 'public-')}`);
     if (tuning) console.log(`\nOur policy with alternative defaults:\n\n${tuning}`);
   }
 }
