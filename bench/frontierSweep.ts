@@ -22,6 +22,7 @@ function withSettings(change: (settings: Settings, window: number) => void): (wi
  * goes down from the default.
  */
 export const FULL_SWEEP: readonly SweepPoint[] = [
+  { key: 'oursCacheAware', label: 'ours, cache-aware (300 s)', settings: withSettings((s) => (s.compaction.cacheLifetimeSeconds = 300)) },
   { key: 'oursSummary500', label: 'ours, summary 500', settings: withSettings((s) => (s.compaction.summaryTokens = 500)) },
   { key: 'oursSummary1000', label: 'ours, summary 1,000', settings: withSettings((s) => (s.compaction.summaryTokens = 1000)) },
   { key: 'oursNoPruning', label: 'ours, no pruning', settings: withSettings((s) => (s.pruning.enabled = false)) },
@@ -38,7 +39,7 @@ export const FULL_SWEEP: readonly SweepPoint[] = [
 ];
 
 /** What `npm run bench` sweeps (a few minutes in all); `--full-sweep` replays every point above. */
-export const FRONTIER_SWEEP: readonly SweepPoint[] = FULL_SWEEP.filter((point) => ['oursSummary500', 'oursCompact60', 'oursCheapest'].includes(point.key));
+export const FRONTIER_SWEEP: readonly SweepPoint[] = FULL_SWEEP.filter((point) => ['oursCacheAware', 'oursNoPruning', 'oursCompact60', 'oursCheapest'].includes(point.key));
 
 /** A sweep point's label by key, for the tables and the pictures. */
 export const SWEEP_LABELS: Readonly<Record<string, string>> = Object.fromEntries(FULL_SWEEP.map((point) => [point.key, point.label]));

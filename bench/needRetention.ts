@@ -120,7 +120,15 @@ export class NeedIndex {
       const tokens = salientTokens(item.text);
       const command = commands[position];
       if (command) tokens.add(command);
+      // A path also counts by its trailing parts (`src/a/b.ts` names `a/b.ts` and `b.ts`), so a later reply naming the
+      // file more briefly uses what this item showed.
+      const indexed = new Set(tokens);
       for (const token of tokens) {
+        if (!token.includes('/')) continue;
+        const parts = token.split('/');
+        for (let i = 1; i < parts.length; i++) if (parts[i]) indexed.add(parts.slice(i).join('/'));
+      }
+      for (const token of indexed) {
         const list = this.positions.get(token);
         if (list) list.push(position);
         else this.positions.set(token, [position]);

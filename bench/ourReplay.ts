@@ -76,6 +76,9 @@ export interface OurReplay extends ReplayOutcome {
   tools: readonly ChatToolDefinition[];
 }
 
+/** Time zero of a replayed session's entries (their times are the recorded seconds after it). */
+const RECORDING_EPOCH = Date.UTC(2026, 0, 1);
+
 /** The bench measures tokens, not durability: appends and blobs skip fsync. */
 const fastIo: FileIo = {
   ...nodeFileIo,
@@ -135,7 +138,9 @@ interface RunState {
 export async function replayOurs(turns: readonly ScenarioTurn[], window: number, counter: TokenCounter, meter: PrefixCache, options: OurOptions = {}): Promise<OurReplay> {
   const settings = options.settings ?? defaultSettings();
   const dir = mkdtempSync(nodePath.join(tmpdir(), 'cost-replay-'));
-  const log = await SessionLog.create(nodePath.join(dir, 'session.jsonl'), {}, { lock: false, io: fastIo });
+  // Entries carry the recorded times (the cache-aware trigger reads how long the session was idle).
+  let now = 0;
+  const log = await SessionLog.create(nodePath.join(dir, 'session.jsonl'), {}, { lock: false, io: fastIo, now: () => new Date(RECORDING_EPOCH + now * 1000) });
   const outputs = new Map<string, ScenarioCall>();
   const registry = new ToolRegistry(replayTools(turns, outputs));
   const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: ['/workspace'] });
@@ -144,7 +149,6 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
   const usable = thresholdsFor(window, settings).usable;
   const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0 };
   let index = 0;
-  let now = 0;
   const timeOf = (turn: ScenarioTurn, step: number): number => {
     const times = (turn as { times?: number[] }).times;
     now = times?.[step] !== undefined ? Math.max(now, times[step] ?? now) : now + 10;
@@ -199,6 +203,9 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       state.turn = turn;
       state.step = 0;
       state.fitted = { user: turn.user, steps: [], final: turn.final };
+      // The request arrives when its first call was made (the idle time before it is the recorded one).
+      const first = (turn as { times?: number[] }).times?.[0];
+      if (first !== undefined) now = Math.max(now, first);
       result.fitted.push(state.fitted);
       history.push({ kind: 'request', text: turn.user });
       traceUser(result, turn.user);
