@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { thresholdsFor } from '../src/core/budget/thresholds';
 import { defaultSettings, type Settings } from '../src/core/settings/settings';
 import { TokenCounter } from '../src/core/tokens/tokenCounter';
-import { AvailabilityIndex, bootstrapShare, type CallSample, type Share } from './availability';
+import { AvailabilityIndex, BOOTSTRAP_RESAMPLES, bootstrapShare, type CallSample, type Share } from './availability';
 import { row, type BenchRow } from './benchReport';
 import { costWorkloads, fittedTurns, modelCalls, type CostWorkload } from './costWorkloads';
 import { NeedIndex, pooledNeeds, scoreCompactions, type NeedSample, type Recovery } from './needRetention';
@@ -13,8 +13,9 @@ import { PEER_POLICIES } from './peerPolicies';
 import { replayPeer } from './peerReplay';
 import { SWEEP_LABELS } from './frontierSweep';
 import { frontierSvg } from './frontierSvg';
-import { dollars, PrefixCache } from './prefixCache';
+import { CACHE_RULES, dollars, PrefixCache, PRICES } from './prefixCache';
 import { pooledShare, type RetentionSample } from './retention';
+import { SUMMARY_TOKENS } from './standInSummary';
 
 /** The windows replayed, keyed as the JSON's `value` names them (the window in tokens). */
 export const COST_WINDOWS = [
@@ -120,6 +121,8 @@ export interface CostRun {
   seconds: number;
   /** Where the sessions came from: the bench's own, or a folder given with --sessions. */
   sessions: string;
+  /** The public sessions judged in the same run (the default run only). */
+  public?: CostRun;
 }
 
 /** One swept configuration of our settings. */
@@ -314,13 +317,17 @@ export function defaultsOnFrontier(run: CostRun, window: string): boolean | null
 
 /** One judged row per window: our defaults on the frontier (target), with where they sit and what beats them. */
 export function costRows(run: CostRun): BenchRow[] {
+  return [...windowRows(run, ''), ...(run.public ? windowRows(run.public, 'public.') : [])];
+}
+
+function windowRows(run: CostRun, keyPrefix: string): BenchRow[] {
   return COST_WINDOWS.filter((w) => run.bills[w.key]).map((window) => {
     const points = frontierPoints(run, window.key);
     const ours = points.find((p) => p.key === 'ours');
     const on = defaultsOnFrontier(run, window.key);
     const beaten = ours ? points.filter((p) => dominates(p, ours)).map((p) => `${p.label} ${money(p.cost)} at ${percent(p.availability)}`) : [];
     return row({
-      key: `value.${window.key}.defaultsOnFrontier`,
+      key: `value.${keyPrefix}${window.key}.defaultsOnFrontier`,
       label: `8. defaults on the cost/availability frontier at ${window.label} (${run.sessions})`,
       value: on === null ? null : on ? 1 : 0,
       unit: '',
@@ -363,6 +370,7 @@ export function costValue(run: CostRun): Record<string, Record<string, unknown>>
     entry.frontier = frontier(frontierPoints(run, window)).map((p) => p.key);
     value[window] = entry;
   }
+  if (run.public) value.public = costValue(run.public);
   return value;
 }
 
@@ -406,22 +414,59 @@ export function defaultsSentence(run: CostRun, window: string): string {
   return `${where}: on the frontier; ${cheaper.length} measured point${cheaper.length === 1 ? ' is' : 's are'} cheaper (cheapest: ${cheapest?.label} ${money(cheapest?.cost ?? 0)} at ${percent(cheapest?.availability ?? null)}), ${better.length} better beyond the interval (best: ${best?.label} ${percent(best?.availability ?? null)} at ${money(best?.cost ?? 0)}), none both.`;
 }
 
-/**
- * The whole markdown of the value section for BENCHMARKS.md: what was replayed, one table and picture per window, and
- * where the defaults sit. Every number is interpolated from `run`. `pictures` is the folder the SVGs are linked from.
- */
-export function costMarkdownSection(run: CostRun, pictures = 'docs/bench', prefix = ''): string {
+/** The peers as replayed, with the code each rule comes from (repository @ commit, file:line). */
+export const PEER_TABLE = [
+  '| policy | trigger | kept verbatim | pruning | summary request (what the stand-in reads) | source |',
+  '| --- | --- | --- | --- | --- | --- |',
+  "| pi | after each request: last usage > window − 16,384 (at 8k that is below zero: every step compacts, then is dropped); on overflow | newest 20,000 tokens, cut at a user or assistant message, searched only after its previous compaction (what that one kept is neither summarized nor kept again) | none | own system prompt + `<conversation>` serialized (tool results cut to 2,000 chars) + `<previous-summary>`; a split turn's head in a second serialized request; code appends `<read-files>`/`<modified-files>` | badlogic/pi-mono @83378aad `packages/coding-agent/src/core/compaction/compaction.ts:114-117` (defaults), `:212-214` (shouldCompact), `:376-436` (findCutPoint), `:601-660` (prepareCompaction: `boundaryStart = prevCompactionIndex + 1`), `:729-747` (split turn), `:780-790` (turn prefix request); `compaction/utils.ts:89,109-160` (serializeConversation, 2,000 chars) |",
+  '| OpenCode (current) | after each step: input + output + cache ≥ context − min(model output, 32,000) | 25 % of that usable budget, 2,000–15,000 tokens (chars/4 of the messages as JSON), whole turns from the newest, no turn limit, then the first turn that does not fit split at a message | off (opt-in) | one user message: its template prompt, the previous summary, the head serialized (`[User]:`, `[Assistant tool call]:`, `[Tool result]:` cut to 2,000 chars + "[truncated]"); no system prompt, no tools | sst/opencode @3df4a255 `packages/opencode/src/session/compaction.ts:31-34` (TOOL_OUTPUT_MAX_CHARS, MIN/MAX_PRESERVE_RECENT_TOKENS), `:52-86` (truncate, serialize), `:116-121` (preserveRecentBudget: `usable × 0.25`), `:141-164` (splitTurn), `:224-234` (select: `tail_turns` unset = every turn); anomalyco/opencode @08f74b9b `overflow.ts:6-34` (usable, isOverflow) |',
+  '| OpenCode (classic, old release) | as current | nothing: "What did we do so far?", the summary | after each request: outputs beyond the newest 40,000 tokens (chars/4), outside the last 2 turns, cleared when > 20,000 would go | its summarizer system prompt + the whole history as messages | anomalyco/opencode @001aa6cc `compaction.ts:88-90` (PRUNE_MINIMUM, PRUNE_PROTECT), `:146-190` (prune) |',
+  '| Claude Code, cheap end | before each call: context > window − min(output, 20,000) − 13,000 | nothing but the summary | none | the conversation itself + the compact instruction under the same system prompt and tools (assumed served from the cache) | anthropics/claude-code#31806 (deobfuscated threshold); rules not public, hence a band |',
+  '| Claude Code, dear end | as the cheap end | the summary, then the 5 files read last read back (≤ 5,000 tokens each, ≤ 50,000, ≤ a quarter of the window) | none | the conversation under its own system prompt: nothing cached | POST_COMPACT_* constants as copied by OpenCode forks (anomalyco/opencode @001aa6cc `compaction.ts:30-32`); plausible, not verified |',
+].join('\n');
+
+/** One session set's part of the section: what was replayed, a table and picture per window, where the defaults sit. */
+function sessionSetSection(run: CostRun, pictures: string, prefix: string): string[] {
   const out: string[] = [];
   const calls = run.workloads.reduce((sum, w) => sum + w.calls, 0);
   out.push(
-    `Sessions: ${run.sessions}: ${run.workloads.map((w) => `\`${w.name}\` (${w.calls} model calls, ${w.turns} user turns${w.source ? `; ${w.source}` : ''})`).join(', ')}; ${calls} recorded model calls in all, replayed in ${run.seconds.toFixed(0)} s.`,
+    `Replayed: ${run.workloads.map((w) => `\`${w.name}\` (${w.calls} model calls, ${w.turns} user turns${w.source ? `; ${w.source}` : ''})`).join(', ')}: ${calls} recorded model calls in all, in ${run.seconds.toFixed(0)} s.`,
     '',
   );
   for (const window of COST_WINDOWS.filter((w) => run.bills[w.key])) {
     const on = defaultsOnFrontier(run, window.key);
-    out.push(`#### ${window.label} window`, '', `![${window.label} frontier](${pictures}/${prefix}frontier-${window.label}.svg)`, '', ...windowTable(run, window.key), '');
-    out.push(`Frontier: ${frontier(frontierPoints(run, window.key)).map((p) => `${p.label} (${money(p.cost)}, ${percent(p.availability)})`).join(' → ')}. \`value.${window.key}.defaultsOnFrontier\`: **${String(on)}**.`, '');
+    out.push(`#### ${window.label} window, ${run.sessions}`, '', `![${window.label} frontier, ${run.sessions}](${pictures}/${prefix}frontier-${window.label}.svg)`, '', ...windowTable(run, window.key), '');
+    out.push(`Frontier: ${frontier(frontierPoints(run, window.key)).map((p) => `${p.label} (${money(p.cost)}, ${percent(p.availability)})`).join(' → ')}. \`value.${prefix ? 'public.' : ''}${window.key}.defaultsOnFrontier\`: **${String(on)}**.`, '');
   }
-  out.push('**Where the defaults sit:**', '', ...COST_WINDOWS.filter((w) => run.bills[w.key]).map((w) => `- ${defaultsSentence(run, w.key)}`), '');
+  out.push(`**Where the defaults sit, ${run.sessions}:**`, '', ...COST_WINDOWS.filter((w) => run.bills[w.key]).map((w) => `- ${defaultsSentence(run, w.key)}`), '');
+  return out;
+}
+
+/**
+ * The whole markdown of the value section for BENCHMARKS.md: how it is measured, the peers with their sources, then
+ * per session set (the bench's, and the public ones when the run carries them) one table and picture per window and
+ * where the defaults sit. Every figure is interpolated from `run` or from the constants the bench uses.
+ */
+export function costMarkdownSection(run: CostRun, pictures = 'docs/bench', prefix = ''): string {
+  const out: string[] = [
+    `Row 8 is its own family (\`bench/costBench.ts\`): \`npm run bench -- --only=value\` runs it alone (${(run.seconds + (run.public?.seconds ?? 0)).toFixed(0)} s of replay in this run), \`--quick\` replays the first 12 user turns of our sessions and the first 40 calls of each public one, \`--no-sweep\` skips our swept settings, \`--sessions <folder>\` replays any folder of pi-format session JSONL (\`.jsonl\` or \`.jsonl.gz\`) instead. \`--json\` carries \`value.<window>.<policy>.{cost, availability, availabilityLow, availabilityHigh, needRetention}\` (and counts) and \`value.<window>.defaultsOnFrontier\` for windows ${COST_WINDOWS.map((w) => w.key).join(', ')}; the default run adds the public sessions under \`value.public.<window>\`.`,
+    '',
+    `**Availability** (the measure of worth, \`bench/availability.ts\`): for each recorded model call, the salient things its recorded reply uses (file paths and names, code identifiers, numbers of 3+ digits, error codes, whole shell commands) that appeared earlier in the session, and of those the share that is anywhere in the prompt the policy sent for that call. It counts every way a policy loses something alike: pruning, compaction, output caps, sub-tasks, and steps a policy drops (a dropped call holds nothing). Pooled over calls, with a 90 % interval (percentile bootstrap over calls, ${BOOTSTRAP_RESAMPLES} resamples, seeded) and the counts of calls and needs.`,
+    '',
+    `**Need-based retention** (second view, \`bench/needRetention.ts\`): per compaction, the salient things replies after it use, up to the end of the session, that only the summarized past held, and the share the summary text holds verbatim (a need first used by a dropped step is lost). 90 % interval by bootstrap over compactions.`,
+    '',
+    `**On the frontier**: a point is beaten when another measured point (a peer or one of our swept settings) is cheaper by more than ${(COST_TIE * 100).toFixed(1)} % and its availability lies above the point's 90 % interval. \`defaultsOnFrontier\` is true when nothing beats our defaults. The target is true at every window, on both session sets.`,
+    '',
+    `**Cost**: every request as sent, through a prefix-cache model (\`bench/prefixCache.ts\`: longest common prefix with a request of the last ${CACHE_RULES.ttlSeconds} s, ${CACHE_RULES.minimum}-token minimum, ${CACHE_RULES.step}-token blocks) on the **recorded timestamps** (a request after a longer pause starts cold), at $${PRICES.input} / $${PRICES.cachedInput} / $${PRICES.output} per million input / cached input / output tokens. Our policy is the real core (\`runAgent\` with \`defaultSettings()\`) against a server of exactly the window; every policy's summaries come from one stand-in writer (\`bench/standInSummary.ts\`) that reads exactly the summary request the policy sends (serialization and caps included) and lists its specifics newest first within min(${SUMMARY_TOKENS}, 80 % of the request's output limit) tokens.`,
+    '',
+    '### The peers, from their current code',
+    '',
+    PEER_TABLE,
+    '',
+    `### The bench's sessions`,
+    '',
+    ...sessionSetSection(run, pictures, prefix),
+  ];
+  if (run.public) out.push('### Public sessions nobody here recorded', '', ...sessionSetSection(run.public, pictures, 'public-'));
   return out.join('\n');
 }

@@ -67,7 +67,6 @@ async function main(): Promise<void> {
   const counter = await TokenCounter.create('claude-opus-4-5');
   const rows: BenchRow[] = [];
   let cost: CostRun | undefined;
-  let publicCost: CostRun | undefined;
   let tuning: string | undefined;
   // --only=<start of a step's name> runs just those steps (e.g. --only=cost).
   const only = [...args].find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
@@ -94,21 +93,26 @@ async function main(): Promise<void> {
     [
       'value: cost against availability',
       async () => {
-        const sweep = args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP;
+        // --sweep=<key,key> replays just those swept settings; --windows=<tokens,tokens> just those windows.
+        const named = argv.find((arg) => arg.startsWith('--sweep='))?.slice('--sweep='.length).split(',');
+        const sweep = named ? FULL_SWEEP.filter((point) => named.includes(point.key)) : args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP;
+        const windowList = argv.find((arg) => arg.startsWith('--windows='))?.slice('--windows='.length).split(',');
+        const windows = windowList ? { windows: windowList } : {};
         if (sessions) {
-          cost = await runCostReplay({ quick, log, sweep, workloads: folderWorkloads(sessions, quick), sessions: `the sessions in ${sessions}` });
+          cost = await runCostReplay({ quick, log, sweep, ...windows, workloads: folderWorkloads(sessions, quick), sessions: `the sessions in ${sessions}` });
           return costRows(cost);
         }
-        cost = await runCostReplay({ quick, log, sweep, sessions: 'the bench sessions' });
+        cost = await runCostReplay({ quick, log, sweep, ...windows, sessions: 'the bench sessions' });
         for (const file of writeFrontierPictures(cost, process.cwd())) log(`bench: wrote ${file}`);
         // The public sessions (recorded by other agents' users) are judged with the same yardstick in the same run.
-        publicCost = await runCostReplay({ quick, log, sweep, workloads: folderWorkloads(PUBLIC_SESSIONS_DIR, quick), sessions: 'the public sessions' });
+        const publicCost = await runCostReplay({ quick, log, sweep, ...windows, workloads: folderWorkloads(PUBLIC_SESSIONS_DIR, quick), sessions: 'the public sessions' });
         for (const file of writeFrontierPictures(publicCost, process.cwd(), 'public-')) log(`bench: wrote ${file}`);
         // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
         const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));
-        const named = tune?.slice('--cost-tune='.length);
-        if (tune) tuning = await costTuning({ quick, log, ...(named ? { only: named } : {}) });
-        return [...costRows(cost), ...costRows(publicCost)];
+        const only = tune?.slice('--cost-tune='.length);
+        if (tune) tuning = await costTuning({ quick, log, ...(only ? { only } : {}) });
+        cost.public = publicCost;
+        return costRows(cost);
       },
     ],
   ];
@@ -124,13 +128,11 @@ async function main(): Promise<void> {
   const title = `${info.cpus} CPUs (${info.cpuModel}), ${info.ramGiB} GiB RAM, Node ${info.node}, ${info.platform}; load average ${info.loadAverage.start} → ${info.loadAverage.end}; ${totalSeconds.toFixed(0)} s.\nCompute timings are process CPU time (robust to other processes on the machine); event-loop stretches are wall time. Ratios come from runs interleaved in this process.`;
   if (json) {
     const figures = { ...Object.fromEntries(rows.map((r) => [r.key, r.value])), ...(cost ? costFigures(cost) : {}) };
-    const value = cost ? { ...costValue(cost), ...(publicCost ? { public: costValue(publicCost) } : {}) } : undefined;
-    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, ...(value ? { value } : {}), figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
+    process.stdout.write(`${JSON.stringify({ machine: info, totalSeconds, ...(cost ? { value: costValue(cost) } : {}), figures, rows, ...(tuning ? { costTuning: tuning } : {}) })}\n`);
   } else {
     console.log(`\n${title}\n`);
     console.log(args.has('--markdown') ? formatMarkdown(rows) : formatTable(rows));
     if (cost) console.log(`\n${costMarkdownSection(cost)}`);
-    if (publicCost) console.log(`\n${costMarkdownSection(publicCost, 'docs/bench', 'public-')}`);
     if (tuning) console.log(`\nOur policy with alternative defaults:\n\n${tuning}`);
   }
 }

@@ -115,7 +115,7 @@ export const SETTING_SPECS = {
   'compaction.auto': { kind: 'boolean', default: true },
   'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
   'compaction.triggerPercent': { kind: 'number', default: 0, minimum: 0, maximum: 100 },
-  'compaction.cacheLifetimeSeconds': { kind: 'number', default: 0, minimum: 0, maximum: 86_400 },
+  'compaction.cacheLifetimeSeconds': { kind: 'number', default: 300, minimum: 0, maximum: 86_400 },
   'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.summaryTokens': { kind: 'number', default: 0, minimum: 0, maximum: 100_000 },
