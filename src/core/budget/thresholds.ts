@@ -37,7 +37,7 @@ interface Rule {
 
 /**
  * The anchors' numbers at 200k: pi's reserve 16384 and keep 20000, OpenCode's protect 40k and minimum
- * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap. Fixed numbers are wrong at 8k–32k
+ * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap (50 KB at the largest windows). Fixed numbers are wrong at 8k–32k
  * (a 16k reserve is a whole 16k window; a 40k protect means pruning can never fire at 64k), so each
  * scales with the window and is clamped where a fraction stops making sense.
  */
@@ -47,7 +47,7 @@ export const RULES = {
   pruneProtect: { fraction: 0.2, min: 1024, max: 40_000 },
   pruneMinimum: { fraction: 0.1, min: 512, max: 20_000 },
   summaryTokens: { fraction: 0.1, min: 1024, max: 13_107 },
-  toolOutputChars: { fraction: 0.12, min: 4000, max: 24_000 },
+  toolOutputChars: { fraction: 0.12, min: 4000, max: 51_200 },
 } as const satisfies Record<string, Rule>;
 
 export const PRUNE_AT_PERCENT = 80;
@@ -62,6 +62,15 @@ export const PRUNE_AT_PERCENT = 80;
 export const LARGE_WINDOW = 24_000;
 export const LARGE_WINDOW_KEEP_FRACTION = 0.25;
 export const LARGE_WINDOW_PRUNE_AT_PERCENT = 100;
+
+/**
+ * Tool outputs are capped at 12 % of the window in characters, up to 50 KB (pi's and OpenCode's cap, reached from a
+ * ~430k window), and at 1,000 lines, 2,000 (their line cap) from this window up: at 1M the value bench measured the
+ * smaller caps as the only thing our defaults lost (BENCHMARKS.md, row 8).
+ */
+export const HUGE_WINDOW = 400_000;
+const TOOL_OUTPUT_LINES = 1000;
+const HUGE_WINDOW_TOOL_OUTPUT_LINES = 2000;
 export const TOOLS_SHARE = 0.25;
 /** The smallest summary that still has room for every required heading. */
 const MIN_SUMMARY_TOKENS = 256;
@@ -103,7 +112,7 @@ export function thresholdsFor(window: number, settings: Settings): Thresholds {
     // An explicit summary size is the user's, but never more than a quarter of what the prompt may fill.
     summaryTokens: settings.compaction.summaryTokens > 0 ? Math.max(MIN_SUMMARY_TOKENS, Math.min(settings.compaction.summaryTokens, Math.floor(usable / 4))) : scaled(RULES.summaryTokens, safeWindow),
     toolOutputChars: Math.max(MIN_OUTPUT_CHARS, chosen(settings.tools.outputMaxChars, RULES.toolOutputChars, safeWindow)),
-    toolOutputLines: settings.tools.outputMaxLines,
+    toolOutputLines: settings.tools.outputMaxLines > 0 ? settings.tools.outputMaxLines : safeWindow >= HUGE_WINDOW ? HUGE_WINDOW_TOOL_OUTPUT_LINES : TOOL_OUTPUT_LINES,
     toolsShare: TOOLS_SHARE,
   };
 }

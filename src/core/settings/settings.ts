@@ -127,7 +127,7 @@ export const SETTING_SPECS = {
   'pruning.protectTurns': { kind: 'number', default: 2, minimum: 0, maximum: 50 },
   'pruning.protectedTools': { kind: 'stringArray', default: [] },
   'tools.outputMaxChars': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
-  'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
+  'tools.outputMaxLines': { kind: 'number', default: 0, minimum: 0, maximum: 100_000 },
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
   'tools.requireConfirmation': { kind: 'boolean', default: true },
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
