@@ -1,5 +1,6 @@
 // Entry of `npm run bench`: runs every benchmark in one process and prints a table (and, with --json, one JSON object).
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { TokenCounter } from '../src/core/tokens/tokenCounter';
@@ -112,6 +113,9 @@ async function main(): Promise<void> {
         const only = tune?.slice('--cost-tune='.length);
         if (tune) tuning = await costTuning({ quick, log, ...(only ? { only } : {}) });
         cost.public = publicCost;
+        // --value-markdown=<file> writes the section's markdown from this very run (for BENCHMARKS.md).
+        const markdownFile = argv.find((arg) => arg.startsWith('--value-markdown='))?.slice('--value-markdown='.length);
+        if (markdownFile) writeFileSync(markdownFile, `${costMarkdownSection(cost)}\n`);
         return costRows(cost);
       },
     ],
