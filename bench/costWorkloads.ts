@@ -138,7 +138,8 @@ export function modelCalls(turns: readonly RecordedTurn[]): number {
  * 40 model calls' turns (a single-task session is one turn: its steps are cut at 40). A folder with no session
  * file is an error that names it.
  */
-export function folderWorkloads(folder: string, quick: boolean): CostWorkload[] {
+export function folderWorkloads(given: string, quick: boolean): CostWorkload[] {
+  const folder = nodePath.resolve(given);
   const files = readdirSync(folder).filter((name) => /\.jsonl(\.gz)?$/.test(name)).sort();
   if (files.length === 0) throw new Error(`No pi-format session files (.jsonl or .jsonl.gz) in ${folder}.`);
   return files.map((name) => {

@@ -91,6 +91,8 @@ describe('session folders', () => {
     expect(modelCalls(workloads[1]?.turns ?? [])).toBe(2);
     expect(workloads[0]?.source).toBe('somewhere');
     expect(() => folderWorkloads(mkdtempSync(nodePath.join(tmpdir(), 'empty-')), false)).toThrow(/No pi-format session files/);
+    // A folder given relative to the working directory, as on the command line.
+    expect(folderWorkloads(nodePath.relative(process.cwd(), dir), false).map((w) => w.name)).toEqual(['a', 'b']);
   });
 });
 
