@@ -447,7 +447,8 @@ function sessionSetSection(run: CostRun, pictures: string, prefix: string): stri
  * per session set (the bench's, and the public ones when the run carries them) one table and picture per window and
  * where the defaults sit. Every figure is interpolated from `run` or from the constants the bench uses.
  */
-export function costMarkdownSection(run: CostRun, pictures = 'docs/bench', prefix = ''): string {
+export function costMarkdownSection(run: CostRun): string {
+  const pictures = 'docs/bench';
   const out: string[] = [
     `Row 8 is its own family (\`bench/costBench.ts\`): \`npm run bench -- --only=value\` runs it alone (${(run.seconds + (run.public?.seconds ?? 0)).toFixed(0)} s of replay in this run), \`--quick\` replays the first 12 user turns of our sessions and the first 40 calls of each public one, \`--no-sweep\` skips our swept settings, \`--sessions <folder>\` replays any folder of pi-format session JSONL (\`.jsonl\` or \`.jsonl.gz\`) instead. \`--json\` carries \`value.<window>.<policy>.{cost, availability, availabilityLow, availabilityHigh, needRetention}\` (and counts) and \`value.<window>.defaultsOnFrontier\` for windows ${COST_WINDOWS.map((w) => w.key).join(', ')}; the default run adds the public sessions under \`value.public.<window>\`.`,
     '',
@@ -465,7 +466,7 @@ export function costMarkdownSection(run: CostRun, pictures = 'docs/bench', prefi
     '',
     `### The bench's sessions`,
     '',
-    ...sessionSetSection(run, pictures, prefix),
+    ...sessionSetSection(run, pictures, ''),
   ];
   if (run.public) out.push('### Public sessions nobody here recorded', '', ...sessionSetSection(run.public, pictures, 'public-'));
   return out.join('\n');
