@@ -26,9 +26,14 @@ export function frontierSvg(title: string, points: readonly FrontierPoint[], ban
   const xTicks = ticks(Math.min(...costs) * 0.9, Math.max(...costs) * 1.05, 6);
   const xMin = xTicks[0] ?? 0;
   const xMax = xTicks[xTicks.length - 1] ?? 1;
-  const yTicks = [0, 0.2, 0.4, 0.6, 0.8, 1];
+  // The availability axis starts a little below the lowest interval (in 5 % steps), so close points stay apart.
+  const lowest = Math.min(...points.map((p) => p.low));
+  const yMin = Math.max(0, Math.floor((lowest - 0.02) * 20) / 20);
+  const yStep = 1 - yMin > 0.5 ? 0.2 : 1 - yMin > 0.2 ? 0.05 : 0.02;
+  const yTicks: number[] = [];
+  for (let t = 1; t >= yMin - 1e-9; t -= yStep) yTicks.unshift(Math.round(t * 1000) / 1000);
   const x = (cost: number): number => MARGIN.left + ((cost - xMin) / (xMax - xMin || 1)) * (WIDTH - MARGIN.left - MARGIN.right);
-  const y = (share: number): number => HEIGHT - MARGIN.bottom - share * (HEIGHT - MARGIN.top - MARGIN.bottom);
+  const y = (share: number): number => HEIGHT - MARGIN.bottom - ((share - (yTicks[0] ?? 0)) / (1 - (yTicks[0] ?? 0) || 1)) * (HEIGHT - MARGIN.top - MARGIN.bottom);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
