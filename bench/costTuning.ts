@@ -1,7 +1,7 @@
 // `npm run bench -- --only=cost --cost-tune`: our policy replayed with alternative defaults, to see which would make it cheaper.
 import { RULES } from '../src/core/budget/thresholds';
 import { defaultSettings, type Settings } from '../src/core/settings/settings';
-import { runCostReplay } from './costBench';
+import { COST_WINDOWS, runCostReplay } from './costBench';
 import type { CostWorkload } from './costWorkloads';
 import { pooledShare } from './retention';
 
@@ -51,7 +51,7 @@ export const ALTERNATIVES: readonly Alternative[] = [
 
 /** One line per alternative: cost, prompt tokens, cached share, summary calls and file retention at each window. */
 export async function costTuning(options: { quick: boolean; log: (text: string) => void; workloads?: CostWorkload[]; only?: string }): Promise<string> {
-  const lines: string[] = ['| alternative | 32k | 128k | 200k |', '| --- | --- | --- | --- |'];
+  const lines: string[] = [`| alternative | ${COST_WINDOWS.map((w) => w.label).join(' | ')} |`, `| --- | ${COST_WINDOWS.map(() => '---').join(' | ')} |`];
   for (const alternative of ALTERNATIVES) {
     if (options.only && !alternative.name.includes(options.only)) continue;
     options.log(`bench: cost tuning: ${alternative.name}...`);

@@ -1,6 +1,7 @@
-// The cost replay's workloads: the two real pi sessions in their recorded shape (pi's tools named as ours) and our scripted tool-heavy session.
-import { readFileSync } from 'node:fs';
+// The value bench's workloads: recorded pi-format sessions in their recorded shape (pi's tools named as ours), with their timestamps, and our scripted tool-heavy session.
+import { readdirSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { thresholdsFor } from '../src/core/budget/thresholds';
 import { defaultSettings } from '../src/core/settings/settings';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
@@ -12,12 +13,16 @@ import { toolHeavyTurns } from '../test/support/scenarioWorkloads';
 export interface RecordedTurn extends ScenarioTurn {
   /** False when the recorded turn ended without a reply of its own (aborted mid-call): a peer makes no closing call then. */
   finalCall: boolean;
+  /** Seconds since the session started at which each step's model call was made (then the closing reply's), as recorded. */
+  times?: number[];
 }
 
 export interface CostWorkload {
   name: string;
   /** Whose shape: the recorded sessions', or ours (the scripted session written for our agent). */
   shape: 'recorded' | 'ours';
+  /** Where it came from (the session header's `source`, else the file name). */
+  source?: string;
   turns: RecordedTurn[];
 }
 
@@ -33,27 +38,61 @@ const textOf = (content: unknown): string =>
       ? content.map((part: Json) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
       : '';
 
+/** A session file's text: gzip when it ends in .gz. */
+function sessionText(file: string): string {
+  const bytes = readFileSync(file);
+  return file.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+}
+
+/** An entry's time in milliseconds, or NaN. */
+function entryTime(entry: Json): number {
+  return typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
+}
+
+/** The session header's `source` field, if any. */
+function headerSource(text: string): string | undefined {
+  try {
+    const header = JSON.parse(text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length)) as Json;
+    return header.type === 'session' && typeof header.source === 'string' ? header.source : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The first `count` user turns of a recorded pi session exactly as recorded: no split of long turns, no added
- * closing reply. Only the model's own thinking is left out (no policy sends it back).
+ * closing reply. Only the model's own thinking is left out (no policy sends it back). A relative file name is read
+ * from test/fixtures/pi-sessions; `.gz` files are gunzipped. Lines that are not JSON are skipped.
  */
 export function recordedTurns(file: string, count = Number.MAX_SAFE_INTEGER): RecordedTurn[] {
-  const lines = readFileSync(nodePath.join(PI_FIXTURES_DIR, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = sessionText(nodePath.isAbsolute(file) ? file : nodePath.join(PI_FIXTURES_DIR, file)).split('\n').filter((line) => line.trim() !== '');
   const outputs = new Map<string, { text: string; isError: boolean }>();
-  const messages: Json[] = [];
+  const messages: Array<{ message: Json; at: number }> = [];
   for (const line of lines) {
-    const entry = JSON.parse(line) as Json;
-    if (entry.type !== 'message') continue;
+    let entry: Json;
+    try {
+      entry = JSON.parse(line) as Json;
+    } catch {
+      continue;
+    }
+    if (entry.type !== 'message' || typeof entry.message !== 'object' || entry.message === null) continue;
     const message = entry.message as Json;
     if (message.role === 'toolResult') outputs.set(String(message.toolCallId), { text: textOf(message.content), isError: message.isError === true });
-    else messages.push(message);
+    else messages.push({ message, at: entryTime(entry) });
   }
+  const start = messages.find((m) => Number.isFinite(m.at))?.at ?? 0;
+  let clock = 0;
+  const secondsOf = (at: number): number => {
+    // A missing or backwards timestamp: 10 s after the previous call (the cache model's default pace).
+    clock = Number.isFinite(at) && (at - start) / 1000 >= clock ? (at - start) / 1000 : clock + 10;
+    return clock;
+  };
   const turns: RecordedTurn[] = [];
   let current: RecordedTurn | undefined;
-  for (const message of messages) {
+  for (const { message, at } of messages) {
     if (message.role === 'user') {
       if (turns.length === count) break;
-      current = { user: textOf(message.content) || '(empty message)', steps: [], final: '', finalCall: false };
+      current = { user: textOf(message.content) || '(empty message)', steps: [], final: '', finalCall: false, times: [] };
       turns.push(current);
     } else if (message.role === 'assistant' && current) {
       const parts = Array.isArray(message.content) ? (message.content as Json[]) : [];
@@ -64,6 +103,9 @@ export function recordedTurns(file: string, count = Number.MAX_SAFE_INTEGER): Re
           const output = outputs.get(String(part.id)) ?? { text: '[no result: the turn was aborted]', isError: true };
           return { name: PI_TOOL_NAMES[String(part.name)] ?? String(part.name), args: JSON.stringify(part.arguments ?? {}), output: output.text, isError: output.isError };
         });
+      const times = current.times ?? [];
+      if (current.finalCall) times.pop();
+      times.push(secondsOf(at));
       if (calls.length > 0) {
         current.steps.push({ text, calls });
         current.finalCall = false;
@@ -80,11 +122,50 @@ export function recordedTurns(file: string, count = Number.MAX_SAFE_INTEGER): Re
 export function costWorkloads(quick: boolean): CostWorkload[] {
   const turns = quick ? 12 : Number.MAX_SAFE_INTEGER;
   return [
-    { name: 'before-compaction', shape: 'recorded', turns: recordedTurns('before-compaction.jsonl', turns) },
-    { name: 'large-session', shape: 'recorded', turns: recordedTurns('large-session.jsonl', turns) },
+    { name: 'before-compaction', shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('before-compaction.jsonl', turns) },
+    { name: 'large-session', shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('large-session.jsonl', turns) },
     { name: 'tool-heavy', shape: 'ours', turns: toolHeavyTurns(quick ? 12 : 40).map((turn) => ({ ...turn, finalCall: true })) },
   ];
 }
+
+/** Model calls a workload's turns make (steps plus closing replies). */
+export function modelCalls(turns: readonly RecordedTurn[]): number {
+  return turns.reduce((sum, turn) => sum + turn.steps.length + (turn.finalCall ? 1 : 0), 0);
+}
+
+/**
+ * Every pi-format session (`.jsonl`, `.jsonl.gz`) in a folder, in name order. `quick` keeps each session's first
+ * 40 model calls' turns (a single-task session is one turn: its steps are cut at 40). A folder with no session
+ * file is an error that names it.
+ */
+export function folderWorkloads(given: string, quick: boolean): CostWorkload[] {
+  const folder = nodePath.resolve(given);
+  const files = readdirSync(folder).filter((name) => /\.jsonl(\.gz)?$/.test(name)).sort();
+  if (files.length === 0) throw new Error(`No pi-format session files (.jsonl or .jsonl.gz) in ${folder}.`);
+  return files.map((name) => {
+    const path = nodePath.join(folder, name);
+    let turns = recordedTurns(path);
+    if (quick) turns = firstCalls(turns, 40);
+    return { name: name.replace(/\.jsonl(\.gz)?$/, ''), shape: 'recorded' as const, source: headerSource(sessionText(path)) ?? name, turns };
+  });
+}
+
+/** The turns holding the first `limit` model calls (the last turn cut short, without a closing reply). */
+function firstCalls(turns: readonly RecordedTurn[], limit: number): RecordedTurn[] {
+  const out: RecordedTurn[] = [];
+  let left = limit;
+  for (const turn of turns) {
+    if (left <= 0) break;
+    const calls = turn.steps.length + (turn.finalCall ? 1 : 0);
+    if (calls <= left) out.push(turn);
+    else out.push({ ...turn, steps: turn.steps.slice(0, left), final: '', finalCall: false, times: turn.times?.slice(0, left) });
+    left -= calls;
+  }
+  return out;
+}
+
+/** The public sessions committed under test/fixtures/public-sessions (recorded by other agents' users). */
+export const PUBLIC_SESSIONS_DIR = nodePath.join(nodePath.dirname(PI_FIXTURES_DIR), 'public-sessions');
 
 /**
  * The turns with every reply fitted to what a model at this window could write (at most the output room and a

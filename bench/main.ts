@@ -1,5 +1,6 @@
 // Entry of `npm run bench`: runs every benchmark in one process and prints a table (and, with --json, one JSON object).
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { TokenCounter } from '../src/core/tokens/tokenCounter';
@@ -7,7 +8,8 @@ import { accountingBench } from './accountingBench';
 import { accuracyBench } from './accuracyBench';
 import { activationBench } from './activationBench';
 import { formatMarkdown, formatTable, type BenchRow } from './benchReport';
-import { costFigures, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
+import { costFigures, costMarkdownSection, costRows, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
+import { folderWorkloads, PUBLIC_SESSIONS_DIR } from './costWorkloads';
 import { costTuning } from './costTuning';
 import { delegationBench } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
@@ -47,7 +49,12 @@ function packageExtension(): string | null {
 }
 
 async function main(): Promise<void> {
-  const args = new Set(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const args = new Set(argv);
+  // --sessions <folder> (two tokens) or --sessions=<folder>: the value step replays that folder's pi-format sessions.
+  const sessionsAt = argv.indexOf('--sessions');
+  const sessions = sessionsAt >= 0 ? argv[sessionsAt + 1] : argv.find((arg) => arg.startsWith('--sessions='))?.slice('--sessions='.length);
+  if (sessionsAt >= 0 && (sessions === undefined || sessions.startsWith('--'))) throw new Error('--sessions needs a folder of pi-format session files (.jsonl or .jsonl.gz).');
   const json = args.has('--json');
   const quick = args.has('--quick');
   const log = (text: string): void => {
@@ -85,14 +92,30 @@ async function main(): Promise<void> {
     ['hostile session load', () => hostileLoadBench(n(5))],
     ['delegation', () => delegationBench(counter, quick)],
     [
-      'cost per session',
+      'value: cost against availability',
       async () => {
-        cost = await runCostReplay({ quick, log, sweep: args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP });
+        // --sweep=<key,key> replays just those swept settings; --windows=<tokens,tokens> just those windows.
+        const named = argv.find((arg) => arg.startsWith('--sweep='))?.slice('--sweep='.length).split(',');
+        const sweep = named ? FULL_SWEEP.filter((point) => named.includes(point.key)) : args.has('--no-sweep') ? [] : args.has('--full-sweep') ? FULL_SWEEP : FRONTIER_SWEEP;
+        const windowList = argv.find((arg) => arg.startsWith('--windows='))?.slice('--windows='.length).split(',');
+        const windows = windowList ? { windows: windowList } : {};
+        if (sessions) {
+          cost = await runCostReplay({ quick, log, sweep, ...windows, workloads: folderWorkloads(sessions, quick), sessions: `the sessions in ${sessions}` });
+          return costRows(cost);
+        }
+        cost = await runCostReplay({ quick, log, sweep, ...windows, sessions: 'the bench sessions' });
         for (const file of writeFrontierPictures(cost, process.cwd())) log(`bench: wrote ${file}`);
+        // The public sessions (recorded by other agents' users) are judged with the same yardstick in the same run.
+        const publicCost = await runCostReplay({ quick, log, sweep, ...windows, workloads: folderWorkloads(PUBLIC_SESSIONS_DIR, quick), sessions: 'the public sessions' });
+        for (const file of writeFrontierPictures(publicCost, process.cwd(), 'public-')) log(`bench: wrote ${file}`);
         // --cost-tune also replays our policy with alternative defaults (several minutes); --cost-tune=<text> only those named so.
         const tune = [...args].find((arg) => arg === '--cost-tune' || arg.startsWith('--cost-tune='));
-        const named = tune?.slice('--cost-tune='.length);
-        if (tune) tuning = await costTuning({ quick, log, ...(named ? { only: named } : {}) });
+        const only = tune?.slice('--cost-tune='.length);
+        if (tune) tuning = await costTuning({ quick, log, ...(only ? { only } : {}) });
+        cost.public = publicCost;
+        // --value-markdown=<file> writes the section's markdown from this very run (for BENCHMARKS.md).
+        const markdownFile = argv.find((arg) => arg.startsWith('--value-markdown='))?.slice('--value-markdown='.length);
+        if (markdownFile) writeFileSync(markdownFile, `${costMarkdownSection(cost)}\n`);
         return costRows(cost);
       },
     ],
@@ -113,7 +136,7 @@ async function main(): Promise<void> {
   } else {
     console.log(`\n${title}\n`);
     console.log(args.has('--markdown') ? formatMarkdown(rows) : formatTable(rows));
-    if (cost) console.log(`\nCost per session (${cost.workloads.map((w) => `${w.name}: ${w.turns} turns`).join(', ')}; ${cost.seconds.toFixed(0)} s):\n\n${costTables(cost)}`);
+    if (cost) console.log(`\n${costMarkdownSection(cost)}`);
     if (tuning) console.log(`\nOur policy with alternative defaults:\n\n${tuning}`);
   }
 }

@@ -120,7 +120,15 @@ export class NeedIndex {
       const tokens = salientTokens(item.text);
       const command = commands[position];
       if (command) tokens.add(command);
+      // A path also counts by its trailing parts (`src/a/b.ts` names `a/b.ts` and `b.ts`), so a later reply naming the
+      // file more briefly uses what this item showed.
+      const indexed = new Set(tokens);
       for (const token of tokens) {
+        if (!token.includes('/')) continue;
+        const parts = token.split('/');
+        for (let i = 1; i < parts.length; i++) if (parts[i]) indexed.add(parts.slice(i).join('/'));
+      }
+      for (const token of indexed) {
         const list = this.positions.get(token);
         if (list) list.push(position);
         else this.positions.set(token, [position]);
@@ -146,21 +154,31 @@ export class NeedIndex {
     return found;
   }
 
+  /** The salient tokens the reply at `position` uses that occurred earlier in the trace (its needs as a call). */
+  earlierUses(position: number): string[] {
+    return [...(this.uses[position] ?? [])].filter((token) => this.previous(token, position) >= 0);
+  }
+
   /**
-   * The needs of one compaction: tokens the replies from `start` up to `end` (the next compaction, or the end)
+   * The needs of one compaction: tokens the replies from `start` up to `end` (the end of the session, or a given end)
    * use whose latest earlier occurrence is in the summarized past, that is before `start`, and that the kept
    * text does not hold. A token the replies re-read or re-state after the compaction is no need of the summary.
    * Returns each need with the position it was last seen at before the compaction.
    */
   needs(snapshot: CompactionSnapshot, end: number): Map<string, number> {
-    const needs = new Map<string, number>();
+    return new Map([...this.needUses(snapshot, end)].map(([token, use]) => [token, use.last]));
+  }
+
+  /** As `needs`, with the position of the reply that first uses each need after the compaction. */
+  needUses(snapshot: CompactionSnapshot, end: number): Map<string, { last: number; use: number }> {
+    const needs = new Map<string, { last: number; use: number }>();
     for (let position = snapshot.position; position < Math.min(end, this.items.length); position++) {
       for (const token of this.uses[position] ?? []) {
         if (needs.has(token)) continue;
         const last = this.previous(token, position);
         if (last < 0 || last >= snapshot.position) continue;
         if (containsToken(snapshot.keptText, token)) continue;
-        needs.set(token, last);
+        needs.set(token, { last, use: position });
       }
     }
     return needs;
@@ -168,14 +186,20 @@ export class NeedIndex {
 }
 
 /**
- * Scores every compaction of one replay. A need counts as verbatim only when the summary text holds the very
+ * Scores every compaction of one replay, its needs counted to the end of the session (so compacting often does not
+ * shorten what each compaction is judged on). A need counts as verbatim only when the summary text holds the very
  * token; otherwise as recoverable when `recovery` can read back the item it was last seen in (billed once per item).
  */
-export function scoreCompactions(index: NeedIndex, snapshots: readonly CompactionSnapshot[], recovery?: Recovery): NeedSample[] {
-  return snapshots.map((snapshot, i) => {
-    const end = snapshots[i + 1]?.position ?? index.items.length;
-    const needs = index.needs(snapshot, end);
-    const sample: NeedSample = { needs: needs.size, verbatim: 0, recoverable: 0, recoveryTokens: 0, recoveryCalls: 0 };
+export function scoreCompactions(index: NeedIndex, snapshots: readonly CompactionSnapshot[], recovery?: Recovery, dropped: ReadonlySet<number> = new Set()): NeedSample[] {
+  return snapshots.map((snapshot) => {
+    // A need first used by a reply the policy never sent (a dropped step) is lost, whatever the summary holds.
+    const needs = new Map<string, number>();
+    let lost = 0;
+    for (const [token, { last, use }] of index.needUses(snapshot, index.items.length)) {
+      if (dropped.has(use)) lost++;
+      else needs.set(token, last);
+    }
+    const sample: NeedSample = { needs: needs.size + lost, verbatim: 0, recoverable: 0, recoveryTokens: 0, recoveryCalls: 0 };
     const read = new Set<number>();
     for (const [token, position] of needs) {
       if (containsToken(snapshot.summaryText, token)) sample.verbatim++;

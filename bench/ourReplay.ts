@@ -25,7 +25,7 @@ import { withinOutput, type ScenarioCall, type ScenarioTurn } from '../test/supp
 import type { ModelCall, PrefixCache } from './prefixCache';
 import { commandOf, replyText, type CompactionSnapshot, type TraceItem } from './needRetention';
 import { retentionAfter, type HistoryItem, type RetentionSample } from './retention';
-import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
+import { standInSummary, SUMMARY_TOKENS, turnPrefixStandIn } from './standInSummary';
 
 /** What one policy's replay of one workload produced. */
 export interface ReplayOutcome {
@@ -42,16 +42,25 @@ export interface ReplayOutcome {
   commands: Array<string | null>;
   /** Every compaction: where in the trace, and the next context as summary text and kept text. */
   snapshots: Array<CompactionSnapshot & { contextTokens: number }>;
+  /** Trace positions of recorded replies the policy never sent (a step dropped, or a turn stopped before it). */
+  dropped: number[];
 }
 
-/** Appends one reply and its tool outputs to a trace. */
-export function traceStep(outcome: ReplayOutcome, text: string, calls: ReadonlyArray<{ name: string; args: string; output: string }>): void {
+/** Appends one reply and its tool outputs to a trace; returns the reply's position. */
+export function traceStep(outcome: ReplayOutcome, text: string, calls: ReadonlyArray<{ name: string; args: string; output: string }>): number {
+  const position = outcome.trace.length;
   outcome.trace.push({ kind: 'reply', text: replyText(text, calls) });
   outcome.commands.push(calls.map((call) => commandOf(call.args)).find((command) => command !== null) ?? null);
   for (const call of calls) {
     outcome.trace.push({ kind: 'output', text: call.output });
     outcome.commands.push(null);
   }
+  return position;
+}
+
+/** Appends a recorded reply the policy never sent: in the trace (later steps still used what it named), marked dropped. */
+export function traceDropped(outcome: ReplayOutcome, text: string, calls: ReadonlyArray<{ name: string; args: string; output: string }>): void {
+  outcome.dropped.push(traceStep(outcome, text, calls));
 }
 
 /** Appends a user request to a trace. */
@@ -66,6 +75,9 @@ export interface OurReplay extends ReplayOutcome {
   systemPrompt: string;
   tools: readonly ChatToolDefinition[];
 }
+
+/** Time zero of a replayed session's entries (their times are the recorded seconds after it). */
+const RECORDING_EPOCH = Date.UTC(2026, 0, 1);
 
 /** The bench measures tokens, not durability: appends and blobs skip fsync. */
 const fastIo: FileIo = {
@@ -93,14 +105,14 @@ export function replyTokens(counter: TokenCounter, text: string, calls: Readonly
 }
 
 /** The summarizing model: a fixed-size valid summary (our summarizer adds the real appendix), recorded as a summary call. */
-function summaryStandIn(calls: ModelCall[], counter: TokenCounter): ModelStream {
+function summaryStandIn(calls: ModelCall[], counter: TokenCounter, clock: () => number): ModelStream {
   return {
     async *stream(request): AsyncGenerator<StreamEvent> {
       await Promise.resolve();
       const prefix = request.messages[0]?.content?.startsWith('You summarize the first steps') === true;
       const source = request.messages.slice(1).map((message) => message.content ?? '').join('\n');
-      const text = prefix ? TURN_PREFIX_STAND_IN : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)), source);
-      calls.push({ kind: 'summary', messages: request.messages, tools: [], outputTokens: counter.countText(text) });
+      const text = prefix ? turnPrefixStandIn(source) : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)), source);
+      calls.push({ kind: 'summary', messages: request.messages, tools: [], outputTokens: counter.countText(text), at: clock() });
       yield { type: 'done', text, toolCalls: [], invalidArguments: [], stopReason: 'stop' };
     },
   };
@@ -126,15 +138,22 @@ interface RunState {
 export async function replayOurs(turns: readonly ScenarioTurn[], window: number, counter: TokenCounter, meter: PrefixCache, options: OurOptions = {}): Promise<OurReplay> {
   const settings = options.settings ?? defaultSettings();
   const dir = mkdtempSync(nodePath.join(tmpdir(), 'cost-replay-'));
-  const log = await SessionLog.create(nodePath.join(dir, 'session.jsonl'), {}, { lock: false, io: fastIo });
+  // Entries carry the recorded times (the cache-aware trigger reads how long the session was idle).
+  let now = 0;
+  const log = await SessionLog.create(nodePath.join(dir, 'session.jsonl'), {}, { lock: false, io: fastIo, now: () => new Date(RECORDING_EPOCH + now * 1000) });
   const outputs = new Map<string, ScenarioCall>();
   const registry = new ToolRegistry(replayTools(turns, outputs));
   const systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: ['/workspace'] });
-  const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [], fitted: [], systemPrompt, tools: registry.definitions() };
+  const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [], dropped: [], fitted: [], systemPrompt, tools: registry.definitions() };
   const history: HistoryItem[] = [];
   const usable = thresholdsFor(window, settings).usable;
   const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0 };
   let index = 0;
+  const timeOf = (turn: ScenarioTurn, step: number): number => {
+    const times = (turn as { times?: number[] }).times;
+    now = times?.[step] !== undefined ? Math.max(now, times[step] ?? now) : now + 10;
+    return now;
+  };
   const server: ModelStream = {
     async *stream(request): AsyncGenerator<StreamEvent> {
       await Promise.resolve();
@@ -147,6 +166,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
         yield { type: 'error', error: { kind: 'overflow', message, retryable: false, contextWindow: contextWindowFromError(message), promptTokens: promptTokensFromError(message) }, partial: { text: '', toolCalls: [] } };
         return;
       }
+      const at = timeOf(state.turn, state.step);
       const recorded = state.turn.steps[state.step++];
       const step = recorded ? withinOutput(recorded, room || 4096, usable, counter) : { text: state.turn.final, calls: [] };
       if (recorded) state.fitted.steps.push(step);
@@ -154,9 +174,9 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       step.calls.forEach((call, i) => outputs.set(`call_${index}_${i}`, call));
       index++;
       if (step.calls.length > 0) history.push({ kind: 'calls', calls: step.calls });
-      traceStep(result, step.text, step.calls);
+      const position = traceStep(result, step.text, step.calls);
       const output = replyTokens(counter, step.text, step.calls);
-      result.calls.push({ kind: 'main', messages: request.messages, tools, outputTokens: output });
+      result.calls.push({ kind: 'main', messages: request.messages, tools, outputTokens: output, at, position });
       const stopReason = toolCalls.length > 0 ? 'toolCalls' : 'stop';
       yield { type: 'done', text: step.text, toolCalls, invalidArguments: [], stopReason, usage: { promptTokens: prompt, completionTokens: output } };
     },
@@ -176,18 +196,25 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       result.snapshots.push({ position: result.trace.length, summaryText: summary.map((message) => message.content ?? '').join('\n'), keptText, contextTokens: meter.promptTokens(next, result.tools) });
     }
   };
-  const summarize = modelSummarizer({ model: summaryStandIn(result.calls, counter), counter, summaryWindow: window, path: () => log.path() });
+  const summarize = modelSummarizer({ model: summaryStandIn(result.calls, counter, () => now), counter, summaryWindow: window, path: () => log.path() });
   const workspace = recordingAccess(dir).access;
   try {
     for (const turn of turns) {
       state.turn = turn;
       state.step = 0;
       state.fitted = { user: turn.user, steps: [], final: turn.final };
+      // The request arrives when its first call was made (the idle time before it is the recorded one).
+      const first = (turn as { times?: number[] }).times?.[0];
+      if (first !== undefined) now = Math.max(now, first);
       result.fitted.push(state.fitted);
       history.push({ kind: 'request', text: turn.user });
       traceUser(result, turn.user);
       const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: new AbortController().signal, userText: turn.user, systemPrompt, maxSteps: options.maxSteps ?? Number.MAX_SAFE_INTEGER });
       for await (const event of events) observe(event);
+      // The request stopped before the recording did: every recorded step not asked for is a loss.
+      const asked = state.step;
+      for (const step of turn.steps.slice(asked)) traceDropped(result, step.text, step.calls);
+      if (asked <= turn.steps.length && (turn as { finalCall?: boolean }).finalCall !== false) traceDropped(result, turn.final, []);
     }
   } finally {
     await log.close();

@@ -25,8 +25,10 @@ export interface PeerPolicy {
   threshold(window: number): number;
   /** Newest tokens kept verbatim after a compaction at a window (0: the summary replaces everything). */
   keepRecentTokens(window: number): number;
-  /** At most this many newest user turns are kept verbatim (OpenCode's tail_turns). */
-  keepTurns?: number;
+  /** How the summary request carries the conversation: as messages, or serialized as text (results cut to 2,000 chars). */
+  request: 'messages' | 'piSerialized' | 'opencodeSerialized';
+  /** How the kept tail is chosen: pi's walk back to a user or assistant message, or OpenCode's whole turns (then a split turn). */
+  tail: 'pi' | 'opencodeTurns' | 'none';
   /** A cut inside a turn summarizes the turn's head in a call of its own (pi). */
   splitTurnSummary?: boolean;
   /** Files read back into the context after a compaction: the newest `count` read, each cut to `maxTokens` (Claude Code). */
@@ -91,6 +93,8 @@ export const PI: PeerPolicy = {
   threshold: (window) => window - 16_384,
   keepRecentTokens: () => 20_000,
   splitTurnSummary: true,
+  request: 'piSerialized',
+  tail: 'pi',
   summaryMaxTokens: () => Math.floor(0.8 * 16_384),
   fileLists: true,
   summaryReusesPrefix: false,
@@ -123,6 +127,8 @@ export const OPENCODE_CLASSIC: PeerPolicy = {
   trigger: 'beforeCall',
   threshold: (window) => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
   keepRecentTokens: () => 0,
+  request: 'messages',
+  tail: 'none',
   summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
   prune: { protect: 40_000, minimum: 20_000, protectTurns: 2, placeholder: '[Old tool result content cleared]' },
   fileLists: false,
@@ -159,6 +165,8 @@ export const CLAUDE_CODE_LOW: PeerPolicy = {
   trigger: 'beforeCall',
   threshold: (window) => window - Math.min(modelMaxOutput(window), 20_000) - 13_000,
   keepRecentTokens: () => 0,
+  request: 'messages',
+  tail: 'none',
   summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), 20_000),
   fileLists: false,
   summaryReusesPrefix: true,
@@ -179,29 +187,35 @@ export const CLAUDE_CODE_LOW: PeerPolicy = {
   cap: (toolName) => (toolName === 'read_file' ? { maxChars: Number.MAX_SAFE_INTEGER, maxLines: 2000, keep: 'head' } : { maxChars: 30_000, maxLines: Number.MAX_SAFE_INTEGER, keep: 'middle' }),
 };
 
+/** OpenCode's usable budget: context − min(model output, 32,000) (Claude models state no input limit on models.dev). */
+const openCodeUsable = (window: number): number => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX);
+
 /**
- * OpenCode today, anomalyco/opencode (sst/opencode moved there):
- * - packages/opencode/src/session/overflow.ts at 08f74b9b, lines 6-18: usable = limit.input − min(20,000
- *   (COMPACTION_BUFFER), max output) when the model states an input limit, else context − max output, max output
- *   being min(model output, 32,000); Claude models on models.dev state no input limit, so 200k − 32k = 168k;
- *   :20-34 overflow when input + output + cache read + cache write ≥ usable, checked after each step.
- * - compaction.ts at 001aa6cc: the summary request is the compaction agent with no tools and no system prompt
- *   (`tools: {}`, `system: []`), the messages and the template prompt (Goal / Instructions / Discoveries /
- *   Accomplished / Relevant files), at most COMPACTION_MAX_OUTPUT_TOKENS 20,000 (line 29).
- * - the configuration's `compaction.tail_turns` (default 2) and `compaction.preserve_recent_tokens` (the tail,
- *   2,000–15,000 tokens) as users' configs and config UIs state them; the size rule inside that range is not in
- *   the source read here, so the tail is taken as 10 % of the window clamped to 2,000–15,000 (an assumption,
- *   labelled in BENCHMARKS.md). Pruning is off, as issue 23 reports current releases ship it (opt-in); the
- *   compaction.ts read (001aa6cc:150) still prunes unless `compaction.prune` is false, which the classic row shows.
+ * OpenCode today, sst/opencode (anomalyco/opencode is the same project) packages/opencode/src/session/:
+ * - overflow.ts (anomalyco/opencode at 08f74b9b, lines 6-18): usable = limit.input − min(20,000, max output) when the
+ *   model states an input limit, else context − max output, max output being min(model output, 32,000); Claude
+ *   models on models.dev state no input limit, so 200k − 32k = 168k; :20-34 overflow when input + output + cache
+ *   read + cache write ≥ usable, checked after each step.
+ * - compaction.ts (sst/opencode at 3df4a255): :116-121 preserveRecentBudget = preserve_recent_tokens, else 25 % of
+ *   the usable budget clamped to 2,000–15,000 (MIN/MAX_PRESERVE_RECENT_TOKENS, :33-34); :224-234 select: no turn
+ *   limit unless `tail_turns` is set (`recent = limit === undefined ? all : all.slice(-limit)`), whole turns from the
+ *   newest while they fit (chars/4 of the messages as JSON), then the first turn that does not fit is split at the
+ *   earliest message whose rest fits (splitTurn, :141-164); nothing fits or the tail starts the session: no tail.
+ * - compaction.ts :52-53 and :55-86: the head is serialized as text, `[User]:`, `[Assistant]:`, `[Assistant tool
+ *   call]: tool(input)`, `[Tool result]:` cut to 2,000 characters (TOOL_OUTPUT_MAX_CHARS, :31) + "[truncated]",
+ *   pruned results as "[Old tool result content cleared]"; the request is ONE user message (buildPrompt with the
+ *   previous summary and that text), `tools: {}`, `system: []`.
+ * - prune is opt-in (`if (!cfg.compaction?.prune) return`), so the current row does not prune; the classic row does.
  */
 export const OPENCODE: PeerPolicy = {
   ...withoutPrune(OPENCODE_CLASSIC),
   key: 'opencode',
   label: 'OpenCode',
-  threshold: (window) => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
-  keepRecentTokens: (window) => Math.min(15_000, Math.max(2_000, Math.round(window * 0.1))),
-  keepTurns: 2,
-  summaryMaxTokens: () => 20_000,
+  threshold: openCodeUsable,
+  keepRecentTokens: (window) => Math.min(15_000, Math.max(2_000, Math.floor(openCodeUsable(window) * 0.25))),
+  request: 'opencodeSerialized',
+  tail: 'opencodeTurns',
+  summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
   summarySystem: '',
   summaryPrompt: [
     'Provide a detailed prompt for continuing our conversation above.',

@@ -4,11 +4,11 @@ import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import type { ScenarioStep } from '../test/support/contextScenario';
 import type { RecordedTurn } from './costWorkloads';
 import type { ReplayOutcome } from './ourReplay';
-import { replyTokens, traceStep, traceUser } from './ourReplay';
+import { replyTokens, traceDropped, traceStep, traceUser } from './ourReplay';
 import { capOutput, type PeerPolicy } from './peerPolicies';
 import type { PrefixCache } from './prefixCache';
 import { callPath, retentionAfter, type HistoryItem } from './retention';
-import { standInSummary, SUMMARY_TOKENS, TURN_PREFIX_STAND_IN } from './standInSummary';
+import { standInSummary, SUMMARY_TOKENS, turnPrefixStandIn } from './standInSummary';
 
 interface Item {
   message: ChatMessage;
@@ -24,11 +24,14 @@ export interface PeerSetup {
   meter: PrefixCache;
 }
 
-/** pi's split-turn prompt, paraphrased (packages/coding-agent/src/core/compaction/compaction.ts). */
-const TURN_PREFIX_PROMPT = 'This is the prefix of a turn too large to keep; the suffix (the recent work) is retained. Summarize the prefix so the suffix makes sense: the original request, early progress and decisions, and the context the suffix needs. Be concise.';
+/** pi's TURN_PREFIX_SUMMARIZATION_PROMPT, paraphrased (packages/coding-agent/src/core/compaction/compaction.ts:687). */
+const TURN_PREFIX_PROMPT = 'This is the PREFIX of a turn that was too large to keep. The SUFFIX (recent work) is retained. Summarize the prefix so the suffix makes sense: the original request, early progress and decisions, and the context the suffix needs. Be concise.';
 
-/** pi's serializeConversation: messages as text, tool results cut to 2,000 characters. */
-function serialized(messages: readonly ChatMessage[]): string {
+/** The first 2,000 characters of a tool result, as both pi and OpenCode put it in a summary request. */
+const SUMMARY_RESULT_CHARS = 2000;
+
+/** pi's serializeConversation (compaction/utils.ts:89-160): messages as text, tool results cut to 2,000 characters. */
+export function piSerialized(messages: readonly ChatMessage[]): string {
   const parts: string[] = [];
   for (const message of messages) {
     if (message.role === 'user') parts.push(`[User]: ${message.content}`);
@@ -37,13 +40,34 @@ function serialized(messages: readonly ChatMessage[]): string {
       const calls = (message.tool_calls ?? []).map((call) => `${call.function.name}(${call.function.arguments})`);
       if (calls.length > 0) parts.push(`[Assistant tool calls]: ${calls.join('; ')}`);
     }
-    if (message.role === 'tool') parts.push(`[Tool result]: ${message.content.length > 2000 ? `${message.content.slice(0, 2000)}\n\n[... ${message.content.length - 2000} more characters truncated]` : message.content}`);
+    if (message.role === 'tool') parts.push(`[Tool result]: ${message.content.length > SUMMARY_RESULT_CHARS ? `${message.content.slice(0, SUMMARY_RESULT_CHARS)}\n\n[... ${message.content.length - SUMMARY_RESULT_CHARS} more characters truncated]` : message.content}`);
   }
   return parts.join('\n\n');
 }
 
+/** OpenCode's serialize (compaction.ts:55-86 at 3df4a255): one block per message, results cut to 2,000 characters + "[truncated]". */
+export function openCodeSerialized(messages: readonly ChatMessage[]): string {
+  const blocks: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') blocks.push(`[User]: ${message.content}`);
+    else if (message.role === 'assistant') {
+      const lines = message.content ? [`[Assistant]: ${message.content}`] : [];
+      for (const call of message.tool_calls ?? []) lines.push(`[Assistant tool call]: ${call.function.name}(${call.function.arguments})`);
+      blocks.push(lines.join('\n'));
+    } else if (message.role === 'tool') blocks.push(`[Tool result]: ${message.content.length > SUMMARY_RESULT_CHARS ? `${message.content.slice(0, SUMMARY_RESULT_CHARS)}\n[truncated]` : message.content}`);
+  }
+  return blocks.filter(Boolean).join('\n\n');
+}
+
+/** OpenCode's chars/4 estimate of messages as JSON (Token.estimate(JSON.stringify(msgs))). */
+const charsOver4 = (messages: readonly ChatMessage[]): number => Math.round(JSON.stringify(messages).length / 4);
+
 class PeerSession {
-  readonly outcome: ReplayOutcome = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [] };
+  readonly outcome: ReplayOutcome = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [], dropped: [] };
+  /** pi: items before this index were kept by the last compaction; the next one neither summarizes nor keeps them. */
+  private boundary = 0;
+  /** The recorded time of the current call (seconds since the session started). */
+  now = 0;
   /** The newest file reads, for a policy that reads files back after compacting: path → output. */
   private readonly reads = new Map<string, string>();
   private items: Item[] = [];
@@ -75,7 +99,7 @@ class PeerSession {
     traceUser(this.outcome, text);
   }
 
-  /** Sends one step; a step that does not fit even after compacting is dropped, as an error. */
+  /** Sends one step; a step that does not fit even after compacting is dropped (an error, and a loss in both measures). */
   send(step: ScenarioStep): void {
     const output = replyTokens(this.setup.counter, step.text, step.calls);
     let messages = this.context();
@@ -85,12 +109,13 @@ class PeerSession {
       messages = this.context();
       if (this.tokens(messages) + output > this.setup.window) {
         this.outcome.errors.push(`${this.policy.label}: a step did not fit the window even after compacting`);
+        traceDropped(this.outcome, step.text, step.calls);
         return;
       }
     }
-    this.outcome.calls.push({ kind: 'main', messages, tools: this.setup.tools, outputTokens: output });
+    const position = traceStep(this.outcome, step.text, step.calls);
+    this.outcome.calls.push({ kind: 'main', messages, tools: this.setup.tools, outputTokens: output, at: this.now, position });
     this.lastTokens = this.tokens(messages) + output;
-    traceStep(this.outcome, step.text, step.calls);
     if (step.calls.length === 0) {
       this.items.push({ message: { role: 'assistant', content: step.text } });
       return;
@@ -110,76 +135,110 @@ class PeerSession {
     });
   }
 
-  private summaryCall(messages: ChatMessage[], tools: readonly ChatToolDefinition[], text: string): void {
-    this.outcome.calls.push({ kind: 'summary', messages, tools, outputTokens: this.setup.counter.countText(text) });
+  /** Sends a summary request; the stand-in writes from exactly what it carries (serialization and caps included). */
+  private summaryCall(messages: ChatMessage[], tools: readonly ChatToolDefinition[], size: number, write: (source: string) => string = (source) => standInSummary(size, source)): string {
+    const source = messages
+      .slice(1)
+      .map((message) => `${message.content ?? ''}${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => `\n${call.function.arguments}`).join('') : ''}`)
+      .join('\n');
+    const text = write(messages[0]?.role === 'system' ? source : `${messages[0]?.content ?? ''}\n${source}`);
+    this.outcome.calls.push({ kind: 'summary', messages, tools, outputTokens: this.setup.counter.countText(text), at: this.now });
+    return text;
   }
 
   /**
-   * pi's findCutPoint: walk back until keepRecentTokens are reached, then cut at the nearest user or assistant
-   * message at or after that point; 0 (nothing to summarize) when the kept part is everything.
+   * pi's findCutPoint (compaction.ts:376-436): walk back from the newest item, not below `start`, until keepRecentTokens
+   * are reached, then cut at the nearest user or assistant message at or after that point; `start` when the kept part
+   * is everything since it.
    */
-  private cutIndex(keepTokens: number): number {
+  private piCut(keepTokens: number, start: number): number {
     let kept = 0;
-    let cut = 0;
-    for (let i = this.items.length - 1; i > 0; i--) {
+    for (let i = this.items.length - 1; i > start; i--) {
       kept += this.tokens([this.items[i]?.message as ChatMessage], []);
       if (kept < keepTokens) continue;
-      cut = Math.max(0, this.items.findIndex((item, j) => j >= i && item.message.role !== 'tool'));
-      break;
+      const at = this.items.findIndex((item, j) => j >= i && item.message.role !== 'tool');
+      return at < 0 ? this.items.length : at;
     }
-    // OpenCode's tail_turns: never more than the newest N user turns.
-    if (this.policy.keepTurns !== undefined) {
-      let turns = 0;
-      for (let i = this.items.length - 1; i >= 0; i--) {
-        if (this.items[i]?.message.role !== 'user') continue;
-        if (++turns === this.policy.keepTurns) return Math.max(cut, i);
-      }
-    }
-    return cut;
+    return start;
   }
 
-  /** The stand-in's summary of what a summary request carried: at most 1,200 tokens, 80 % of the call's limit. */
-  private summaryText(source: readonly ChatMessage[]): string {
-    const size = Math.min(SUMMARY_TOKENS, Math.floor(this.policy.summaryMaxTokens(this.setup.window) * 0.8));
-    return standInSummary(size, source.map((message) => `${message.content ?? ''}${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => `\n${call.function.arguments}`).join('') : ''}`).join('\n'));
+  /**
+   * OpenCode's select (compaction.ts:224-270 at 3df4a255): whole user turns from the newest while they fit the budget
+   * (chars/4 of the messages as JSON), then the first turn that does not fit is split at its earliest assistant
+   * message whose rest fits; no tail when nothing fits or the tail would start the session. Returns the tail's start.
+   */
+  private openCodeCut(budget: number): number {
+    const starts = this.items.flatMap((item, i) => (item.message.role === 'user' ? [i] : []));
+    let total = 0;
+    let keep = -1;
+    for (let t = starts.length - 1; t >= 0; t--) {
+      const start = starts[t] as number;
+      const end = starts[t + 1] ?? this.items.length;
+      const size = charsOver4(this.items.slice(start, end).map((item) => item.message));
+      if (total + size <= budget) {
+        total += size;
+        keep = start;
+        continue;
+      }
+      for (let s = start + 1; s < end; s++) {
+        if (this.items[s]?.message.role !== 'assistant') continue;
+        if (charsOver4(this.items.slice(s, end).map((item) => item.message)) > budget - total) continue;
+        keep = s;
+        break;
+      }
+      break;
+    }
+    return keep <= 0 ? this.items.length : keep;
+  }
+
+  /** The stand-in's size for this policy: at most 1,200 tokens, 80 % of the call's output limit. */
+  private summarySize(limit = this.policy.summaryMaxTokens(this.setup.window)): number {
+    return Math.min(SUMMARY_TOKENS, Math.floor(limit * 0.8));
   }
 
   compact(): void {
-    const keep = this.policy.keepRecentTokens(this.setup.window);
-    const cut = keep > 0 ? this.cutIndex(keep) : this.items.length;
-    if (cut === 0) return;
-    // A cut inside a turn (pi only) summarizes the turn's head separately, when the turn starts after the last compaction.
-    const turnStart = this.policy.splitTurnSummary === true && this.items[cut]?.message.role !== 'user' ? this.items.slice(0, cut).findLastIndex((item) => item.message.role === 'user') : -1;
-    const split = turnStart >= 0 ? turnStart : cut;
-    const summarized = this.items.slice(0, split).map((item) => item.message);
+    const policy = this.policy;
+    const keep = policy.keepRecentTokens(this.setup.window);
+    // pi summarizes only what came after its last compaction; what that one kept is neither summarized nor kept again.
+    const start = policy.tail === 'pi' ? this.boundary : 0;
+    const cut = policy.tail === 'pi' ? this.piCut(keep, start) : policy.tail === 'opencodeTurns' ? this.openCodeCut(keep) : this.items.length;
+    if (cut === 0 || (cut <= start && start === 0)) return;
+    // A cut inside a turn (pi only) summarizes the turn's head in a request of its own, when the turn starts after `start`.
+    const turnStart = policy.splitTurnSummary === true && this.items[cut]?.message.role !== 'user' ? this.items.slice(0, cut).findLastIndex((item) => item.message.role === 'user') : -1;
+    const split = turnStart >= start ? turnStart : cut;
+    const summarized = this.items.slice(start, split).map((item) => item.message);
     const prefix = this.items.slice(split, cut).map((item) => item.message);
-    const previousHead = this.head;
-    let summary = this.summaryText([...previousHead, ...summarized]);
-    if (this.policy.key === 'pi') {
+    let summary: string;
+    if (policy.request === 'piSerialized') {
+      // compaction.ts:518-545 generateSummary; :729-747 the split turn's prefix in parallel; :780-790 its own request.
       const previous = this.previousSummary ? `<previous-summary>\n${this.previousSummary}\n</previous-summary>\n\n` : '';
-      // pi writes "No prior history." instead of a summary call when only the split turn's head is summarized.
-      if (summarized.length > 0) this.summaryCall([{ role: 'system', content: this.policy.summarySystem }, { role: 'user', content: `<conversation>\n${serialized(summarized)}\n</conversation>\n\n${previous}${this.policy.summaryPrompt}` }], [], summary);
+      const system = { role: 'system' as const, content: policy.summarySystem };
+      if (summarized.length > 0 || prefix.length === 0) summary = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(summarized)}\n</conversation>\n\n${previous}${policy.summaryPrompt}` }], [], this.summarySize());
       else summary = 'No prior history.';
       if (prefix.length > 0) {
-        this.summaryCall([...prefix, { role: 'user', content: TURN_PREFIX_PROMPT }], [], TURN_PREFIX_STAND_IN);
-        summary += `\n\n---\n\n**Turn Context (split turn):**\n\n${TURN_PREFIX_STAND_IN}`;
+        const head = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(prefix)}\n</conversation>\n\n${TURN_PREFIX_PROMPT}` }], [], this.summarySize(), turnPrefixStandIn);
+        summary += `\n\n---\n\n**Turn Context (split turn):**\n\n${head}`;
       }
+    } else if (policy.request === 'opencodeSerialized') {
+      const previous = this.previousSummary ? `\n\nThe summary of the conversation before this part:\n${this.previousSummary}` : '';
+      summary = this.summaryCall([{ role: 'user', content: `${policy.summaryPrompt}${previous}\n\n${openCodeSerialized([...summarized])}` }], [], this.summarySize());
     } else {
-      const conversation = [...this.head, ...summarized, { role: 'user' as const, content: this.policy.summaryPrompt }];
-      if (this.policy.summaryReusesPrefix) this.summaryCall([{ role: 'system', content: this.setup.systemPrompt }, ...conversation], this.setup.tools, summary);
-      else this.summaryCall([{ role: 'system', content: this.policy.summarySystem }, ...conversation], [], summary);
+      const conversation = [...this.head, ...summarized, { role: 'user' as const, content: policy.summaryPrompt }];
+      if (policy.summaryReusesPrefix) summary = this.summaryCall([{ role: 'system', content: this.setup.systemPrompt }, ...conversation], this.setup.tools, this.summarySize());
+      else summary = this.summaryCall([{ role: 'system', content: policy.summarySystem }, ...conversation], [], this.summarySize());
     }
-    if (this.policy.fileLists) summary += this.fileLists([...summarized, ...prefix]);
+    if (policy.fileLists) summary += this.fileLists([...summarized, ...prefix]);
     this.previousSummary = summary;
-    this.head = [...this.policy.head(summary), ...this.rereads()];
+    this.head = [...policy.head(summary), ...this.rereads()];
     this.items = this.items.slice(cut);
+    this.boundary = this.items.length;
     this.outcome.compactions++;
     const next = this.context();
     this.outcome.retention.push(retentionAfter(this.history, next));
     const text = (messages: readonly ChatMessage[]): string => messages.map((message) => `${message.content ?? ''}\n${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.arguments).join('\n') : ''}`).join('\n');
     this.outcome.snapshots.push({
       position: this.outcome.trace.length,
-      summaryText: text(this.policy.head(summary)),
+      summaryText: text(policy.head(summary)),
       keptText: `${JSON.stringify(this.setup.tools)}\n${text([next[0] as ChatMessage, ...this.rereads(), ...this.items.map((item) => item.message)])}`,
       contextTokens: this.tokens(next),
     });
@@ -251,12 +310,15 @@ class PeerSession {
 export function replayPeer(policy: PeerPolicy, turns: readonly RecordedTurn[], setup: PeerSetup): ReplayOutcome {
   const session = new PeerSession(policy, setup);
   const threshold = policy.threshold(setup.window);
+  let now = 0;
   for (const turn of turns) {
     session.addUser(turn.user);
-    for (const step of [...turn.steps, ...(turn.finalCall ? [{ text: turn.final, calls: [] }] : [])]) {
+    [...turn.steps, ...(turn.finalCall ? [{ text: turn.final, calls: [] }] : [])].forEach((step, i) => {
+      now = turn.times?.[i] !== undefined ? Math.max(now, turn.times[i] ?? now) : now + 10;
+      session.now = now;
       if (policy.trigger === 'beforeCall' && session.lastTokens > threshold) session.compact();
       session.send(step);
-    }
+    });
     if (policy.trigger === 'afterTurn' && session.lastTokens > threshold) session.compact();
     session.prune();
   }

@@ -9,6 +9,10 @@ export interface ModelCall {
   tools: readonly ChatToolDefinition[];
   /** Tokens the reply took (text and tool calls). */
   outputTokens: number;
+  /** Seconds since the session started when the call was made (recorded time); absent: 10 s after the previous call. */
+  at?: number;
+  /** Main calls: the position in the replay's trace of the recorded reply this call got. */
+  position?: number;
 }
 
 /** $ per million tokens. Cached input at a tenth of input, as OpenAI (gpt-4.1/gpt-5) and Anthropic (cache read) bill it. */
@@ -21,6 +25,8 @@ export interface CallBill {
   prompt: number;
   cached: number;
   output: number;
+  /** The prompt as interned parts (tool definitions first, then each message): see `PrefixCache.partText`. */
+  parts: number[];
 }
 
 /** The priming tokens every chat completion adds after the messages (gpt-tokenizer's COMPLETION_REQUEST_TOKEN_OVERHEAD). */
@@ -78,6 +84,11 @@ export class PrefixCache {
     return ids;
   }
 
+  /** The text an interned part was made from (`tools:` + the definitions, or a message as JSON). */
+  partText(id: number): string {
+    return this.parts[id]?.text ?? '';
+  }
+
   /** Prompt tokens of a message list with its tools, as the provider counts them (no cache bookkeeping). */
   promptTokens(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[]): number {
     return this.partsOf(messages, tools).reduce((sum, id) => sum + (this.parts[id]?.tokens ?? 0), PRIMING_TOKENS);
@@ -112,9 +123,14 @@ export class PrefixCache {
     this.now = 0;
   }
 
+  /** Whether a call at `at` seconds would find nothing cached from the calls billed so far (the lifetime passed since the last). */
+  expiredAt(at: number): boolean {
+    return this.entries.every((entry) => at - entry.lastUsed > CACHE_RULES.ttlSeconds);
+  }
+
   /** Bills one accepted call at the current simulated time, then caches its prefix. */
   bill(call: ModelCall): CallBill {
-    this.now += CACHE_RULES.secondsPerCall;
+    this.now = call.at !== undefined ? Math.max(this.now, call.at) : this.now + CACHE_RULES.secondsPerCall;
     this.entries = this.entries.filter((entry) => this.now - entry.lastUsed <= CACHE_RULES.ttlSeconds);
     const parts = this.partsOf(call.messages, call.tools);
     const cumulative = [0];
@@ -133,7 +149,7 @@ export class PrefixCache {
     if (hit && cached > 0) hit.lastUsed = this.now;
     this.entries.push({ parts, cumulative, lastUsed: this.now });
     if (this.entries.length > CACHE_RULES.maxEntries) this.entries.shift();
-    return { prompt, cached, output: call.outputTokens };
+    return { prompt, cached, output: call.outputTokens, parts };
   }
 }
 

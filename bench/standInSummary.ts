@@ -50,3 +50,18 @@ export function standInSummary(tokens: number = SUMMARY_TOKENS, source = ''): st
 
 /** What the stand-in answers when asked for the head of a split turn (a few bullets). */
 export const TURN_PREFIX_STAND_IN = '- The user asked for the change described in the kept request.\n- The agent read the relevant files and ran the tests; the kept steps continue from there.';
+
+/** Tokens of specifics the stand-in lists in a split turn's head summary (the same for every policy that writes one). */
+const TURN_PREFIX_SPECIFICS_TOKENS = 150;
+
+/** The stand-in's split-turn head summary of what that request carried: two bullets, then its newest specifics. */
+export function turnPrefixStandIn(source: string): string {
+  const specifics: string[] = [];
+  let chars = 0;
+  for (const token of recentSpecifics(source)) {
+    if (chars + token.length + 3 > TURN_PREFIX_SPECIFICS_TOKENS * CHARS_PER_TOKEN) break;
+    specifics.push(`- ${token}`);
+    chars += token.length + 3;
+  }
+  return [TURN_PREFIX_STAND_IN, ...specifics].join('\n');
+}

@@ -73,7 +73,8 @@ describe('runAgent', () => {
   });
 
   it('on an overflow error compacts once and retries: two model calls, one compaction', async () => {
-    await seedHistory(12);
+    // Enough history that what the compaction summarizes (beyond the kept quarter of the window) spans several transcript pages.
+    await seedHistory(24);
     const { agent, model, summarizer } = options([{ error: OVERFLOW }, { text: 'Done after compaction.' }]);
     const events = await collect(runAgent(agent));
     expect(model.requests).toHaveLength(2);

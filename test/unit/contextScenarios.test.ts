@@ -29,6 +29,8 @@ describe.each(WORKLOADS)('30 turns of $name', ({ turns }) => {
       expect(result.violations).toEqual([]);
       expect(result.requests).toBeGreaterThan(workload.length);
       if (window >= 1_048_576) expect(result.compactions).toBe(0);
-    }, 120_000);
+      // At 1M the default output caps are pi's 50 KB / 2,000 lines, so the 30 turns count twice the text they did
+      // with 24k / 1,000: on a loaded 2-core machine that passed the old two minutes.
+    }, 300_000);
   });
 });

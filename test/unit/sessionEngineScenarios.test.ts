@@ -151,7 +151,8 @@ describe('one owner of a session state', () => {
 
 describe('a compaction is measured by what will be sent', () => {
   it('pinned-results-count-in-the-proposal', async () => {
-    await turns(14, 20);
+    // History well beyond the kept quarter of the 32k window, so the pinned first results lie in the summarized part.
+    await turns(28, 20);
     const results = session.log.path().filter((entry) => entry.type === 'toolResult');
     for (const result of results.slice(0, 6)) await session.log.append({ type: 'pin', targetId: result.id, pinned: true });
     const before = measureContext(session.log.path(), deps(32_000));
@@ -167,7 +168,7 @@ describe('a compaction is measured by what will be sent', () => {
   });
 
   it('inspect --json reports the measured after of the planned compaction, pins included', async () => {
-    await turns(14, 20);
+    await turns(28, 20);
     const inspect = async (): Promise<{ compaction: { tokensAfter: number | null; firstKeptEntryId: string | null } }> => {
       const out: string[] = [];
       const code = await runCli(['inspect', session.log.file, '--json', '--context-window', '32000'], { io: nodeFileIo, out: (text) => out.push(text), err: () => undefined, createCounter: (model) => TokenCounter.create(model) });

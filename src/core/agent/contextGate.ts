@@ -1,7 +1,7 @@
 // Before each model call: prune or compact when the meter asks for it, and never send a prompt that cannot fit.
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
-import { compactAtTokens, decideBeforeCall, type BeforeCallDecision } from '../budget/budget';
+import { COLD_CACHE_COMPACT_PERCENT, compactAtTokens, decideBeforeCall, idleSeconds, type BeforeCallDecision } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
 import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
@@ -94,7 +94,7 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
  * Runs one automatic compaction. `contextWindow` overrides the window for planning (after an overflow the
  * real window is smaller than we believed). Errors become events; the generator never throws for them.
  */
-export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number): AsyncGenerator<AgentEvent, CompactOutcome> {
+export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number, triggerPercent?: number): AsyncGenerator<AgentEvent, CompactOutcome> {
   if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return 'skipped';
   if (!hasNewContentSinceCompaction(state.log.path())) return 'skipped';
   // The person undid a compaction: compacting again without asking would undo their undo.
@@ -109,7 +109,9 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
     return 'failed';
   }
   yield { type: 'compactionStart', reason };
-  const deps = { ...state.deps, contextWindow: contextWindow ?? state.deps.contextWindow };
+  const base = { ...state.deps, contextWindow: contextWindow ?? state.deps.contextWindow };
+  // The cache-aware trigger plans the cut below its own, earlier threshold (as a trigger percent would).
+  const deps = triggerPercent === undefined ? base : { ...base, settings: { ...base.settings, compaction: { ...base.settings.compaction, triggerPercent } } };
   try {
     const proposal = await proposeCompaction(state.log, { ...deps, summarize: state.summarize, signal: state.signal, force: reason === 'overflow' });
     if (!proposal || state.signal.aborted) return 'skipped';
@@ -142,13 +144,28 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
   }
 }
 
-function decide(measured: MeasuredContext, deps: CountingDeps): BeforeCallDecision {
+/**
+ * The cache-aware trigger: when the last model call on the path is older than the provider's cache lifetime
+ * (compaction.cacheLifetimeSeconds; 0 turns it off), the next call is uncached anyway, so compaction starts at
+ * COLD_CACHE_COMPACT_PERCENT of the usable budget (never below what a compaction leaves behind).
+ */
+function coldCompactAt(measured: MeasuredContext, deps: CountingDeps, path: ReadonlyArray<{ type: string; timestamp: string }>): number | undefined {
+  const lifetime = deps.settings.compaction.cacheLifetimeSeconds;
+  if (!(lifetime > 0)) return undefined;
+  const idle = idleSeconds(path);
+  if (idle === null || idle <= lifetime) return undefined;
+  return compactAtTokens(measured.budget, measured.thresholds, COLD_CACHE_COMPACT_PERCENT);
+}
+
+function decide(measured: MeasuredContext, deps: CountingDeps, path: ReadonlyArray<{ type: string; timestamp: string }>): BeforeCallDecision {
+  const cold = coldCompactAt(measured, deps, path);
   return decideBeforeCall(measured.budget, {
     autoCompact: deps.settings.compaction.auto,
     pruningEnabled: deps.settings.pruning.enabled,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: measured.thresholds.pruneAtPercent,
     compactAt: compactAtTokens(measured.budget, measured.thresholds, deps.settings.compaction.triggerPercent),
+    ...(cold !== undefined ? { coldCompactAt: cold } : {}),
   });
 }
 
@@ -159,16 +176,17 @@ function decide(measured: MeasuredContext, deps: CountingDeps): BeforeCallDecisi
  */
 export async function* prepareContext(state: GateState): AsyncGenerator<AgentEvent, MeasuredContext | 'stop'> {
   let measured = measureContext(state.log.path(), state.deps);
-  let decision = decide(measured, state.deps);
+  let decision = decide(measured, state.deps, state.log.path());
   if (decision === 'prune') {
     const plan = measured.prune;
     const entry = (await state.log.append({ type: 'prune', toolResultIds: plan.entryIds, tokensFreed: plan.tokensFreed, reason: 'auto' })) as PruneEntry;
     yield { type: 'prune', entry, tokensFreed: plan.tokensFreed };
     measured = measureContext(state.log.path(), state.deps);
-    decision = decide(measured, state.deps);
+    decision = decide(measured, state.deps, state.log.path());
   }
   if (decision === 'compact') {
-    const outcome = yield* autoCompact(state, 'threshold');
+    const cold = coldCompactAt(measured, state.deps, state.log.path()) !== undefined && measured.budget.used <= Math.min(measured.budget.usable, compactAtTokens(measured.budget, measured.thresholds, state.deps.settings.compaction.triggerPercent));
+    const outcome = yield* autoCompact(state, 'threshold', undefined, cold ? COLD_CACHE_COMPACT_PERCENT : undefined);
     if (outcome === 'failed') return 'stop';
     measured = measureContext(state.log.path(), state.deps);
   }

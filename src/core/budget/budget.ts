@@ -45,6 +45,25 @@ export function compactAtTokens(budget: Budget, limits: { keepRecent: number; su
   return Math.min(budget.usable, Math.max(floor, Math.floor((budget.usable * triggerPercent) / 100)));
 }
 
+/** Fill level (of the usable budget) above which a cold cache triggers compaction (the cache-aware trigger). */
+export const COLD_CACHE_COMPACT_PERCENT = 50;
+
+/**
+ * Seconds since the last model call on this path, measured at its newest entry (the request just appended), or
+ * null when no model call is on it yet. The prompt cache of a provider is gone once this exceeds its lifetime.
+ */
+export function idleSeconds(path: ReadonlyArray<{ type: string; timestamp: string }>): number | null {
+  const newest = path.at(-1);
+  if (!newest) return null;
+  for (let i = path.length - 2; i >= 0; i--) {
+    const entry = path[i];
+    if (entry?.type !== 'assistant') continue;
+    const gap = (Date.parse(newest.timestamp) - Date.parse(entry.timestamp)) / 1000;
+    return Number.isFinite(gap) ? Math.max(0, gap) : null;
+  }
+  return null;
+}
+
 export interface DecisionSettings {
   /** compaction.auto: when off, the loop stops before an overflowing call and says how to make room. */
   autoCompact: boolean;
@@ -58,6 +77,12 @@ export interface DecisionSettings {
   pruneAtPercent: number;
   /** Where automatic compaction starts, in the budget's units (usable unless a trigger percent is set). */
   compactAt: number;
+  /**
+   * Where it starts instead when the provider's prompt cache has expired (the last model call is older than the
+   * cache lifetime): the next call is uncached whatever is sent, so compacting now costs no cache. Absent: the cache
+   * is warm, or the cache-aware trigger is off.
+   */
+  coldCompactAt?: number;
 }
 
 export type BeforeCallDecision = 'ok' | 'prune' | 'compact';
@@ -68,6 +93,7 @@ export type BeforeCallDecision = 'ok' | 'prune' | 'compact';
  * overflows (filling up to `usable` is fine: compaction loses detail).
  */
 export function decideBeforeCall(budget: Budget, settings: DecisionSettings): BeforeCallDecision {
+  if (settings.autoCompact && settings.coldCompactAt !== undefined && budget.used > settings.coldCompactAt) return 'compact';
   const limit = Math.min(budget.usable, settings.compactAt);
   if (budget.percent < settings.pruneAtPercent && budget.used <= limit) return 'ok';
   const prunable = settings.pruningEnabled ? settings.prunableTokens : 0;

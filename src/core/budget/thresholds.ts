@@ -37,7 +37,7 @@ interface Rule {
 
 /**
  * The anchors' numbers at 200k: pi's reserve 16384 and keep 20000, OpenCode's protect 40k and minimum
- * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap. Fixed numbers are wrong at 8k–32k
+ * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap (50 KB at the largest windows). Fixed numbers are wrong at 8k–32k
  * (a 16k reserve is a whole 16k window; a 40k protect means pruning can never fire at 64k), so each
  * scales with the window and is clamped where a fraction stops making sense.
  */
@@ -47,10 +47,30 @@ export const RULES = {
   pruneProtect: { fraction: 0.2, min: 1024, max: 40_000 },
   pruneMinimum: { fraction: 0.1, min: 512, max: 20_000 },
   summaryTokens: { fraction: 0.1, min: 1024, max: 13_107 },
-  toolOutputChars: { fraction: 0.12, min: 4000, max: 24_000 },
+  toolOutputChars: { fraction: 0.12, min: 4000, max: 51_200 },
 } as const satisfies Record<string, Rule>;
 
 export const PRUNE_AT_PERCENT = 80;
+
+/**
+ * Window-aware defaults chosen by the value bench (BENCHMARKS.md, row 8): from this window up, the kept tail is a
+ * quarter of the window instead of an eighth (more of the recent work stays verbatim), and pruning runs only where
+ * it spares a compaction (at the usable budget) instead of from 80 %: each prune rewrites the middle of the prompt
+ * and costs the cache, and at these windows compacting later keeps more in view for less. Below it, a small window
+ * keeps an eighth (a quarter of 8k leaves too little room to work) and prunes from 80 %.
+ */
+export const LARGE_WINDOW = 24_000;
+export const LARGE_WINDOW_KEEP_FRACTION = 0.25;
+export const LARGE_WINDOW_PRUNE_AT_PERCENT = 100;
+
+/**
+ * Tool outputs are capped at 12 % of the window in characters, up to 50 KB (pi's and OpenCode's cap, reached from a
+ * ~430k window), and at 1,000 lines, 2,000 (their line cap) from this window up: at 1M the value bench measured the
+ * smaller caps as the only thing our defaults lost (BENCHMARKS.md, row 8).
+ */
+export const HUGE_WINDOW = 400_000;
+const TOOL_OUTPUT_LINES = 1000;
+const HUGE_WINDOW_TOOL_OUTPUT_LINES = 2000;
 export const TOOLS_SHARE = 0.25;
 /** The smallest summary that still has room for every required heading. */
 const MIN_SUMMARY_TOKENS = 256;
@@ -59,6 +79,11 @@ const MIN_OUTPUT_CHARS = 1000;
 
 function scaled(rule: Rule, window: number): number {
   return Math.round(Math.min(rule.max, Math.max(rule.min, rule.fraction * window)));
+}
+
+/** The kept-tail rule at a window: an eighth of a small window, a quarter from LARGE_WINDOW up (same clamps). */
+function keepRecentRule(window: number): Rule {
+  return window >= LARGE_WINDOW ? { ...RULES.keepRecent, fraction: LARGE_WINDOW_KEEP_FRACTION } : RULES.keepRecent;
 }
 
 /** A setting of 0 means "scale with the window"; an explicit value is the user's and is kept (within `cap`). */
@@ -80,14 +105,14 @@ export function thresholdsFor(window: number, settings: Settings): Thresholds {
     window: safeWindow,
     outputReserve: reserve,
     usable,
-    keepRecent: chosen(settings.compaction.keepRecentTokens, RULES.keepRecent, safeWindow, usable),
+    keepRecent: chosen(settings.compaction.keepRecentTokens, keepRecentRule(safeWindow), safeWindow, usable),
     pruneProtect: chosen(settings.pruning.protectTokens, RULES.pruneProtect, safeWindow),
     pruneMinimum: chosen(settings.pruning.minimumTokens, RULES.pruneMinimum, safeWindow),
-    pruneAtPercent: PRUNE_AT_PERCENT,
+    pruneAtPercent: safeWindow >= LARGE_WINDOW ? LARGE_WINDOW_PRUNE_AT_PERCENT : PRUNE_AT_PERCENT,
     // An explicit summary size is the user's, but never more than a quarter of what the prompt may fill.
     summaryTokens: settings.compaction.summaryTokens > 0 ? Math.max(MIN_SUMMARY_TOKENS, Math.min(settings.compaction.summaryTokens, Math.floor(usable / 4))) : scaled(RULES.summaryTokens, safeWindow),
     toolOutputChars: Math.max(MIN_OUTPUT_CHARS, chosen(settings.tools.outputMaxChars, RULES.toolOutputChars, safeWindow)),
-    toolOutputLines: settings.tools.outputMaxLines,
+    toolOutputLines: settings.tools.outputMaxLines > 0 ? settings.tools.outputMaxLines : safeWindow >= HUGE_WINDOW ? HUGE_WINDOW_TOOL_OUTPUT_LINES : TOOL_OUTPUT_LINES,
     toolsShare: TOOLS_SHARE,
   };
 }

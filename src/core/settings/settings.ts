@@ -32,6 +32,11 @@ export interface Settings {
     review: ReviewMode;
     /** Compact once the prompt fills this share of the usable budget; 0 = only when it would overflow. */
     triggerPercent: number;
+    /**
+     * The provider's prompt-cache lifetime in seconds: when the last model call is older, the next one is uncached
+     * anyway, so compaction may start earlier at no cache cost (budget.ts COLD_CACHE_COMPACT_PERCENT). 0 = off.
+     */
+    cacheLifetimeSeconds: number;
     /** 0 = a share of the window (budget/thresholds.ts), as for every size below that says so. */
     reserveTokens: number;
     /** 0 = scales with the window. */
@@ -110,6 +115,7 @@ export const SETTING_SPECS = {
   'compaction.auto': { kind: 'boolean', default: true },
   'compaction.review': { kind: 'enum', default: 'manual', values: ['always', 'manual', 'never'] },
   'compaction.triggerPercent': { kind: 'number', default: 0, minimum: 0, maximum: 100 },
+  'compaction.cacheLifetimeSeconds': { kind: 'number', default: 300, minimum: 0, maximum: 86_400 },
   'compaction.reserveTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.keepRecentTokens': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
   'compaction.summaryTokens': { kind: 'number', default: 0, minimum: 0, maximum: 100_000 },
@@ -121,7 +127,7 @@ export const SETTING_SPECS = {
   'pruning.protectTurns': { kind: 'number', default: 2, minimum: 0, maximum: 50 },
   'pruning.protectedTools': { kind: 'stringArray', default: [] },
   'tools.outputMaxChars': { kind: 'number', default: 0, minimum: 0, maximum: 1_000_000 },
-  'tools.outputMaxLines': { kind: 'number', default: 1000, minimum: 20, maximum: 100_000 },
+  'tools.outputMaxLines': { kind: 'number', default: 0, minimum: 0, maximum: 100_000 },
   'tools.commandTimeoutSeconds': { kind: 'number', default: 60, minimum: 1, maximum: 3600 },
   'tools.requireConfirmation': { kind: 'boolean', default: true },
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
@@ -257,6 +263,7 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       auto: get('compaction.auto'),
       review: get('compaction.review'),
       triggerPercent: get('compaction.triggerPercent'),
+      cacheLifetimeSeconds: get('compaction.cacheLifetimeSeconds'),
       reserveTokens: get('compaction.reserveTokens'),
       keepRecentTokens: get('compaction.keepRecentTokens'),
       summaryTokens: get('compaction.summaryTokens'),
