@@ -5,6 +5,7 @@ import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog, type HeaderFields } from '../core/session/sessionLog';
+import { titleFromRequest } from '../core/session/sessionTitle';
 import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
@@ -46,10 +47,14 @@ export class SessionStore implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** Creates a new, empty session and keeps it open for writing; `fields.parent` links a delegated sub-task's session to its parent's, `fields.handoffFrom` a hand-off's to its source. */
-  async create(title: string, threadKey?: string, fields: HeaderFields = {}): Promise<OpenedSession> {
+  /**
+   * Creates a new, empty session and keeps it open for writing; `fields.parent` links a delegated sub-task's session
+   * to its parent's, `fields.handoffFrom` a hand-off's to its source. An `untitled` session shows `title` until its
+   * first request names it (see nameFromRequest); its log header carries no title, so a rebuilt index names it the same way.
+   */
+  async create(title: string, threadKey?: string, fields: HeaderFields = {}, untitled = false): Promise<OpenedSession> {
     await this.ensureLoaded();
-    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { ...fields, title });
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), untitled ? fields : { ...fields, title });
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: log.header.id,
@@ -60,6 +65,7 @@ export class SessionStore implements vscode.Disposable {
       ...(threadKey ? { threadKey } : {}),
       ...(fields.parent ? { parentId: fields.parent.sessionId } : {}),
       ...(fields.handoffFrom ? { handoffFrom: fields.handoffFrom.sessionId } : {}),
+      ...(untitled ? { untitled: true } : {}),
     };
     await this.index.upsert(record);
     const opened = { log, record };
@@ -82,6 +88,33 @@ export class SessionStore implements vscode.Disposable {
       opening.catch(() => this.open.delete(id));
     }
     return opening;
+  }
+
+  /**
+   * Opens a session for writing only when no other window holds it (nothing is shown either way); true when this
+   * window has it open for writing now. For showing the latest session at startup without taking another window's.
+   */
+  async openIfFree(id: string): Promise<boolean> {
+    await this.ensureLoaded();
+    const record = this.index.get(id);
+    if (!record) return false;
+    const open = this.open.get(id);
+    if (open) return open.then(({ log }) => !log.readOnly, () => false);
+    try {
+      const { log, warnings } = await SessionLog.open(this.filePath(record));
+      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+      const opened = Promise.resolve({ log, record });
+      if (this.open.has(id)) {
+        await log.close();
+        return this.openIfFree(id);
+      }
+      this.open.set(id, opened);
+      return true;
+    } catch (error) {
+      if (error instanceof SessionLockedError) return false;
+      this.logger.warn(`session "${record.title}" could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
   }
 
   private async openLog(record: SessionRecord): Promise<OpenedSession> {
@@ -165,11 +198,27 @@ export class SessionStore implements vscode.Disposable {
     }
   }
 
-  /** Records activity (and an optional new title) in the index. */
+  /** Records activity (and an optional new title, the person's: the session is no longer untitled) in the index. */
   async touch(id: string, title?: string): Promise<void> {
     const record = this.index.get(id);
     if (!record) return;
-    await this.index.upsert({ ...record, ...(title ? { title } : {}), updatedAt: new Date().toISOString() });
+    const { untitled: _untitled, ...titled } = record;
+    await this.index.upsert({ ...(title ? { ...titled, title } : record), updatedAt: new Date().toISOString() });
+  }
+
+  /** The record as the index has it now (titles change: a first request names a session, the person renames one). */
+  record(id: string): SessionRecord | undefined {
+    return this.index.get(id);
+  }
+
+  /** Names an untitled session after its first request with words; returns the new title, or undefined when it kept its own. */
+  async nameFromRequest(id: string, prompt: string): Promise<string | undefined> {
+    const record = this.index.get(id);
+    const title = titleFromRequest(prompt);
+    if (!record?.untitled || !title) return undefined;
+    const { untitled: _untitled, ...titled } = record;
+    await this.index.upsert({ ...titled, title, updatedAt: new Date().toISOString() });
+    return title;
   }
 
   private report(warnings: string[], what: string): void {
