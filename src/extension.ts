@@ -134,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (restored) => {
         panel?.restore(restored);
-        await sessions.activeOrLatest();
+        await sessions.showLatest();
       },
     }),
   );

@@ -7,6 +7,8 @@ import type { SessionStore } from './sessionStore';
 import type { HeaderFields } from '../core/session/sessionLog';
 
 const LAST_MODEL_KEY = 'lastModel';
+/** After a reload the old extension host still holds the latest session's lock until it has exited: wait that long for it. */
+const RELOAD_WAIT_MS = 15_000;
 
 export class AgentSessions implements vscode.Disposable {
   private readonly sessions = new Map<string, Promise<AgentSession>>();
@@ -139,7 +141,7 @@ export class AgentSessions implements vscode.Disposable {
   async showLatest(): Promise<AgentSession | undefined> {
     if (this.current) return this.current;
     const latest = (await this.store.list()).find((record) => !record.parentId);
-    if (!latest || !(await this.store.openIfFree(latest.id))) return undefined;
+    if (!latest || !(await this.store.openIfFree(latest.id, RELOAD_WAIT_MS))) return this.current;
     return this.activeOrLatest();
   }
 

@@ -94,6 +94,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   }
   const session = await sessionFor(request, context, deps);
   deps.sessions.activate(session);
+  deps.review.dismissNotice(session);
   // The session this chat continues after the reply: a /handoff moves it to the new session.
   let continued = session;
   // Every answer names where it left the session, a failed one too: the next message must not take a turn

@@ -382,6 +382,13 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return decision;
   }
 
+  /** A new request in the session: its banner was about what came before (the chat's reply repeats what matters). */
+  dismissNotice(session: AgentSession): void {
+    if (this.notice?.sessionId !== session.id) return;
+    this.notice = undefined;
+    this.changed.fire();
+  }
+
   say(level: Notice['level'], text: string): void {
     this.notice = { sessionId: this.sessions.active?.id, notice: { level, text } };
     this.changed.fire();

@@ -11,6 +11,10 @@ import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
 import type { Logger } from './logger';
 
+/** How long an open waits for another holder of a session's lock to let go (a reloaded window's old host closes it on exit). */
+const LOCK_WAIT_MS = 2_500;
+const LOCK_RETRY_MS = 250;
+
 export interface OpenedSession {
   log: SessionLog;
   record: SessionRecord;
@@ -91,46 +95,61 @@ export class SessionStore implements vscode.Disposable {
   }
 
   /**
-   * Opens a session for writing only when no other window holds it (nothing is shown either way); true when this
-   * window has it open for writing now. For showing the latest session at startup without taking another window's.
+   * Opens a session for writing only when no other window holds it (nothing is shown either way), waiting up to
+   * `waitMs` for a holder to let go; true when this window has it open for writing now. For showing the latest
+   * session at startup without taking another window's: after a reload the old extension host may still hold it
+   * for a moment.
    */
-  async openIfFree(id: string): Promise<boolean> {
+  async openIfFree(id: string, waitMs = 0): Promise<boolean> {
     await this.ensureLoaded();
     const record = this.index.get(id);
     if (!record) return false;
-    const open = this.open.get(id);
-    if (open) return open.then(({ log }) => !log.readOnly, () => false);
-    try {
-      const { log, warnings } = await SessionLog.open(this.filePath(record));
-      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
-      const opened = Promise.resolve({ log, record });
-      if (this.open.has(id)) {
-        await log.close();
-        return this.openIfFree(id);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const open = this.open.get(id);
+      if (open) return open.then(({ log }) => !log.readOnly, () => false);
+      try {
+        const { log, warnings } = await SessionLog.open(this.filePath(record));
+        if (this.open.has(id)) {
+          await log.close();
+          continue;
+        }
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        this.open.set(id, Promise.resolve({ log, record }));
+        return true;
+      } catch (error) {
+        if (!(error instanceof SessionLockedError)) {
+          this.logger.warn(`session "${record.title}" could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+          return false;
+        }
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
       }
-      this.open.set(id, opened);
-      return true;
-    } catch (error) {
-      if (error instanceof SessionLockedError) return false;
-      this.logger.warn(`session "${record.title}" could not be opened: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
     }
   }
 
+  /** Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then read-only. */
   private async openLog(record: SessionRecord): Promise<OpenedSession> {
     const file = this.filePath(record);
-    try {
-      const { log, warnings } = await SessionLog.open(file);
-      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
-      return { log, record };
-    } catch (error) {
-      if (!(error instanceof SessionLockedError)) throw error;
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
-      );
-      const { log, warnings } = await SessionLog.open(file, { readOnly: true });
-      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
-      return { log, record };
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const { log, warnings } = await SessionLog.open(file);
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        return { log, record };
+      } catch (error) {
+        if (!(error instanceof SessionLockedError)) throw error;
+        if (Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+          continue;
+        }
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
+        );
+        const { log, warnings } = await SessionLog.open(file, { readOnly: true });
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        return { log, record };
+      }
     }
   }
 

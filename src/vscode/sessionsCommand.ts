@@ -32,25 +32,30 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
   const byId = new Map(records.map((record) => [record.id, record] as const));
   // A hand-off names the session it came from, a sub-task the session that started it; both stay in the list, whole.
   // Titles can repeat, so a hand-off's source is also named by when it started.
-  const origin = (record: SessionRecord): string => {
+  const origin = (record: SessionRecord): string | undefined => {
     const parts: string[] = [];
     if (record.parentId) {
       const parent = byId.get(record.parentId);
-      parts.push(parent ? vscode.l10n.t(' · sub-task of “{0}”', parent.title) : vscode.l10n.t(' · sub-task of a deleted session'));
+      parts.push(parent ? vscode.l10n.t('sub-task of “{0}”', parent.title) : vscode.l10n.t('sub-task of a deleted session'));
     }
     if (record.handoffFrom) {
       const source = byId.get(record.handoffFrom);
-      parts.push(source ? vscode.l10n.t(' · hand-off from “{0}” (started {1})', source.title, formatWhen(source.createdAt, vscode.env.language)) : vscode.l10n.t(' · hand-off from a deleted session'));
+      parts.push(source ? vscode.l10n.t('hand-off from “{0}” (started {1})', source.title, formatWhen(source.createdAt, vscode.env.language)) : vscode.l10n.t('hand-off from a deleted session'));
     }
-    return parts.join('');
+    return parts.length > 0 ? parts.join(' · ') : undefined;
   };
   const picked = await vscode.window.showQuickPick(
-    records.map((record) => ({
-      label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
-      description: `${formatWhen(record.updatedAt, vscode.env.language)}${origin(record)}`,
-      record,
-    })),
-    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true },
+    records.map((record) => {
+      const from = origin(record);
+      return {
+        label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
+        description: formatWhen(record.updatedAt, vscode.env.language),
+        // On a line of its own, so a long source title never pushes its start time out of sight.
+        ...(from ? { detail: from } : {}),
+        record,
+      };
+    }),
+    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.record;
 }

@@ -2,7 +2,8 @@
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { lastResponse } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
-import { budgetStatusText, findFrameWith } from '../webview.mjs';
+import { lasting } from '../steady.mjs';
+import { budgetFigures, budgetStatusText, findFrameWith, panelView } from '../webview.mjs';
 import { chatInput, runCommand, typeInChat } from '../workbench.mjs';
 
 /** What the README tells a newcomer to type, in order (test/support/scenarios/demoSession.ts answers them). */
@@ -97,6 +98,9 @@ export const demoScenario = {
     // Lasting: the panel's branch has no compaction any more, and says automatic compaction waits for you.
     const panel = await findFrameWith(page, SELECTORS.panelContent, 30_000);
     await panel.getByText('paused on this restored branch').first().waitFor({ timeout: 30_000 });
+    // The status item follows the restore too: the same figures as the panel's restored branch.
+    const restored = await lasting('the panel on the restored branch', () => panelView(page), (view) => view.figures !== undefined && /paused/.test(view.facts));
+    await lasting('the budget item on the restored branch', () => budgetStatusText(page), (text) => budgetFigures(text)?.used === restored.figures.used);
     await shot('demo-06-restored');
   },
 };

@@ -3,20 +3,15 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { lasting, retrying } from '../steady.mjs';
-import { budgetStatusText, findFrameWith, openPanelFromStatusItem } from '../webview.mjs';
+import { budgetStatusText, panelFrame } from '../webview.mjs';
 import { runCommand } from '../workbench.mjs';
 
 const AFTER_HANDOFF_TURN = 'continue in the new session';
 const REVIEW_NOTE = 'Hand-off note: start from the slugify tests.';
 
-/** The panel's frame, found again (a webview that was hidden reloads, and its old frame is gone). */
-async function panel(page) {
-  return (await findFrameWith(page, '#drops-heading', 2_000).catch(() => undefined)) ?? (await openPanelFromStatusItem(page));
-}
-
 /** The session title in the panel's header. */
 async function panelTitle(page) {
-  return (await (await panel(page)).locator('#session-title').innerText()).trim();
+  return (await (await panelFrame(page)).locator('#session-title').innerText()).trim();
 }
 
 export const panelHandoff = {
@@ -24,28 +19,28 @@ export const panelHandoff = {
   async run({ page, shot, endpoint }) {
     const source = await lasting('the source session in the panel header', () => panelTitle(page), (title) => title.length > 0 && title !== 'No active session');
     await retrying('clicking New session from summary', async () => {
-      const handoff = (await panel(page)).getByRole('button', { name: 'New session from summary' });
+      const handoff = (await panelFrame(page)).getByRole('button', { name: 'New session from summary' });
       await handoff.scrollIntoViewIfNeeded();
       await handoff.click();
     });
-    await (await panel(page)).getByText('Review hand-off summary').first().waitFor({ timeout: 60_000 });
+    await (await panelFrame(page)).getByText('Review hand-off summary').first().waitFor({ timeout: 60_000 });
     // The review's buttons: Start new session (the chat's word for it too), Regenerate, Cancel.
-    await (await panel(page)).getByRole('button', { name: 'Start new session', exact: true }).waitFor({ timeout: 20_000 });
+    await (await panelFrame(page)).getByRole('button', { name: 'Start new session', exact: true }).waitFor({ timeout: 20_000 });
     await retrying('adding a note to the summary', async () => {
-      const textarea = (await panel(page)).locator(SELECTORS.summaryInput);
+      const textarea = (await panelFrame(page)).locator(SELECTORS.summaryInput);
       await textarea.click();
       await textarea.press('ControlOrMeta+End');
       await page.keyboard.type(`\n\n${REVIEW_NOTE}`, { delay: 5 });
     });
-    await lasting('the note in the summary', async () => (await panel(page)).locator(SELECTORS.summaryInput).inputValue(), (value) => value.includes(REVIEW_NOTE), { holdMs: 500 });
-    await retrying('scrolling to the review', async () => (await panel(page)).locator(SELECTORS.reviewHeading).evaluate((element) => element.scrollIntoView({ block: 'start' })));
+    await lasting('the note in the summary', async () => (await panelFrame(page)).locator(SELECTORS.summaryInput).inputValue(), (value) => value.includes(REVIEW_NOTE), { holdMs: 500 });
+    await retrying('scrolling to the review', async () => (await panelFrame(page)).locator(SELECTORS.reviewHeading).evaluate((element) => element.scrollIntoView({ block: 'start' })));
     await page.waitForTimeout(600);
     await shot('17a-handoff-review');
-    await retrying('clicking Start new session', async () => (await panel(page)).getByRole('button', { name: 'Start new session', exact: true }).click());
+    await retrying('clicking Start new session', async () => (await panelFrame(page)).getByRole('button', { name: 'Start new session', exact: true }).click());
 
     // From the moment it starts: the panel shows the new session (titled after its source until its first request), the status item its budget.
     await lasting('the panel on the new session', () => panelTitle(page), (title) => title === `Continues “${source}”`);
-    await (await panel(page)).getByText(/Started a new session from the reviewed summary/).first().waitFor({ timeout: 20_000 });
+    await (await panelFrame(page)).getByText(/Started a new session from the reviewed summary/).first().waitFor({ timeout: 20_000 });
     const status = await lasting('the budget item on the new session', () => budgetStatusText(page), (text) => /\d+% [\d.]+k?\/[\d.]+k/.test(text ?? ''));
     await page.waitForTimeout(400);
     await shot('17b-handoff-started');
