@@ -232,9 +232,9 @@ describe('a request on a restored branch that would overflow asks in place and g
     const events = await collect(
       runAgent({
         ...base,
-        // The restored branch fits this window, but is far past a 1 % trigger.
+        // The restored branch fits this window, but is far past a 1 % trigger (and no prune gets it below).
         contextWindow: 32_768,
-        settings: { ...base.settings, compaction: { ...base.settings.compaction, triggerPercent: 1 } },
+        settings: { ...base.settings, pruning: { ...base.settings.pruning, enabled: false }, compaction: { ...base.settings.compaction, triggerPercent: 1 } },
         askRestoredBranch: (question) => {
           asked.push(question);
           return Promise.resolve('stop');
@@ -242,6 +242,31 @@ describe('a request on a restored branch that would overflow asks in place and g
       }),
     );
     expect(asked).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
+  });
+
+  it('a refusal the count did not see coming asks too (refused), and a prune by hand retries the call', async () => {
+    await restoredBranch();
+    const asked: RestoredBranchQuestion[] = [];
+    const base = options([], 'One more question.');
+    const model = scriptedModel([{ error: { kind: 'overflow', message: 'maximum context length is 12000 tokens', retryable: false, contextWindow: 12_000 } }, { text: 'Answered after the prune.' }]);
+    const events = await collect(
+      runAgent({
+        ...base,
+        model,
+        // Our count fits this window; the server's is smaller.
+        contextWindow: 32_768,
+        askRestoredBranch: (question) => {
+          asked.push(question);
+          return Promise.resolve('prune');
+        },
+      }),
+    );
+    expect(asked.map((question) => question.refused)).toEqual([true]);
+    expect(asked[0]!.prunable).toBeGreaterThan(0);
+    expect(model.requests).toHaveLength(2);
+    expect(events.some((event) => event.type === 'prune' && event.entry.reason === 'manual')).toBe(true);
+    expect(compactionsOn(fixture.session.log.path())).toEqual([]);
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
   });
 });

@@ -42,6 +42,8 @@ export const panelHandoff = {
     await lasting('the panel on the new session', () => panelTitle(page), (title) => title === `Continues “${source}”`);
     await (await panelFrame(page)).getByText(/Started a new session from the reviewed summary/).first().waitFor({ timeout: 20_000 });
     const status = await lasting('the budget item on the new session', () => budgetStatusText(page), (text) => /\d+% [\d.]+k?\/[\d.]+k/.test(text ?? ''));
+    // The header, the banner and the budget in the picture.
+    await retrying('scrolling the panel to its top', async () => (await panelFrame(page)).evaluate(() => window.scrollTo(0, 0)));
     await page.waitForTimeout(400);
     await shot('17b-handoff-started');
 
