@@ -6,7 +6,7 @@ import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
 import { measureContext } from '../core/budget/meter';
 import { SessionEngine } from '../core/agent/sessionEngine';
 import type { CompactionProposal } from '../core/compaction/compaction';
-import { DEFAULT_CONTEXT_WINDOW, windowIsKnown, type ContextWindowSource } from '../core/llm/contextWindow';
+import { windowIsKnown, type ContextWindowSource } from '../core/llm/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
 import type { SessionRecord } from '../core/session/sessionIndex';
@@ -17,7 +17,7 @@ import { ToolRegistry } from '../core/tools/toolRegistry';
 import { toBudgetView } from '../core/views/budgetView';
 import type { BudgetView } from '../shared/panelViewModels';
 import type { Configuration } from './configuration';
-import { windowSettingFor, type Settings } from '../core/settings/settings';
+import { startingModel } from './startingModel';
 
 /** The model a session is measured against. */
 export interface ModelChoice {
@@ -28,9 +28,6 @@ export interface ModelChoice {
   windowDetail?: string;
 }
 
-/** Fallback when no chat model has been used yet: the configured endpoint model, else an o200k estimate. */
-const ESTIMATE_MODEL = 'gpt-4o';
-
 /** The model (and its window) the latest request was measured against: a session opened or started later starts from it. */
 const LAST_CHOICE_KEY = 'lastModelChoice';
 
@@ -39,31 +36,6 @@ export interface SessionStart {
   model?: ModelChoice;
   tools?: ChatToolDefinition[];
   systemPrompt?: string;
-}
-
-const WINDOW_SOURCES: ReadonlySet<string> = new Set<ContextWindowSource>(['setting', 'learned', 'model', 'endpoint', 'server', 'untilLoaded', 'default']);
-
-/** A remembered model choice, or undefined when the stored value is not one (an older or damaged memento). */
-function asModelChoice(value: unknown): ModelChoice | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const choice = value as Partial<ModelChoice>;
-  if (typeof choice.id !== 'string' || !choice.id || typeof choice.contextWindow !== 'number' || !(choice.contextWindow > 0)) return undefined;
-  if (typeof choice.windowSource !== 'string' || !WINDOW_SOURCES.has(choice.windowSource)) return undefined;
-  return { id: choice.id, contextWindow: choice.contextWindow, windowSource: choice.windowSource, ...(typeof choice.windowDetail === 'string' ? { windowDetail: choice.windowDetail } : {}) };
-}
-
-/**
- * The model a session shows before its own request binds one: the given choice (the source of a hand-off, the
- * session /new followed) or the latest request's, with the window setting winning as it does for a request;
- * without either, the configured endpoint model against the 128k assumption.
- */
-export function startingModel(settings: Settings, given: ModelChoice | undefined, remembered: unknown): ModelChoice {
-  const known = given ?? asModelChoice(remembered);
-  const id = known?.id ?? (settings.endpoint.model || ESTIMATE_MODEL);
-  const setting = windowSettingFor(settings, id);
-  if (setting > 0) return { id, contextWindow: setting, windowSource: 'setting' };
-  if (known && known.windowSource !== 'setting') return known;
-  return { id, contextWindow: DEFAULT_CONTEXT_WINDOW, windowSource: 'default' };
 }
 
 export class AgentSession implements vscode.Disposable {

@@ -1,7 +1,7 @@
 // The @agent slash commands: /compact, /context, /prune, /handoff (each reports in one or two lines).
 import * as vscode from 'vscode';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { formatCount, formatTokens } from '../shared/budgetFormat';
+import { escapeMarkdownCell, formatCount, formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
@@ -131,7 +131,7 @@ export async function handoffCommand(input: SlashCommandInput): Promise<AgentSes
   const started = await review.startHandoffSession(session, proposal, summary, edited, modelId);
   const seed = started.log.path()[0];
   const tokens = seed?.type === 'compaction' ? vscode.l10n.t(' (~{0} tokens)', formatTokens(seed.tokensAfter)) : '';
-  stream.markdown(vscode.l10n.t('Started a new session from the reviewed summary{0}; this chat continues it, and your next request names it. "{1}" stays whole in **Compaction Agent: Sessions…**.', tokens, session.title));
+  stream.markdown(vscode.l10n.t('Started a new session from the reviewed summary{0}; this chat continues it, and your next request names it. "{1}" stays whole in **Compaction Agent: Sessions…**.', tokens, escapeMarkdownCell(session.title)));
   stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
   return started;
 }
