@@ -2,7 +2,7 @@
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { lastResponse } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
-import { lasting } from '../steady.mjs';
+import { lasting, retrying } from '../steady.mjs';
 import { budgetFigures, budgetStatusText, findFrameWith, panelView } from '../webview.mjs';
 import { chatInput, runCommand, typeInChat } from '../workbench.mjs';
 
@@ -79,7 +79,7 @@ export const demoScenario = {
     await textarea.waitFor({ timeout: 20_000 });
     if (!(await textarea.inputValue()).includes('Summary of the conversation')) throw new Error('the review shows no proposed summary');
     if ((await lastResponse(page)).index <= before) throw new Error('/compact left no reply in the chat');
-    await frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await retrying('scrolling to the review', () => frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' })));
     await page.waitForTimeout(600);
     await shot('demo-03-review');
     await frame.getByRole('button', { name: 'Apply', exact: true }).click();
