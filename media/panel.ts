@@ -74,6 +74,10 @@ const usageHost = h('div');
 
 let tokenRequestId = 0;
 let lastStateNotice = 'null';
+/** Whether the banner on show is the state's notice (it goes when the state drops it), not a transient one. */
+let stateBannerShown = false;
+/** The session the panel shows: another session's panel starts without the previous one's banner. */
+let shownSessionId = ui.panel?.session?.id;
 let tokenTimer: ReturnType<typeof setTimeout> | undefined;
 
 const review = new ReviewView({
@@ -89,7 +93,8 @@ const review = new ReviewView({
   notice: (level, text) => showNotice({ level, text }),
 });
 
-function showNotice(notice: Notice | undefined): void {
+function showNotice(notice: Notice | undefined, fromState = false): void {
+  stateBannerShown = fromState && notice !== undefined;
   const region = notice?.level === 'error' ? alertRegion : statusRegion;
   (region === alertRegion ? statusRegion : alertRegion).replaceChildren();
   region.replaceChildren();
@@ -139,7 +144,7 @@ function renderActions(state: PanelState): HTMLElement {
 
 function render(state: PanelState): void {
   const locked = state.busy !== undefined;
-  replaceChildrenKeepingFocus(budgetHost, [renderBudget(state.budget)]);
+  replaceChildrenKeepingFocus(budgetHost, [renderBudget(state.budget, state.session !== undefined)]);
   replaceChildrenKeepingFocus(actionsHost, [renderActions(state)]);
   review.update(state.proposal, ui.draft, locked);
   replaceChildrenKeepingFocus(dropsHost, [renderDrops(state, locked || state.session === undefined || state.proposal !== undefined, post)]);
@@ -154,15 +159,25 @@ function render(state: PanelState): void {
 
 function onHostMessage(message: HostMessage): void {
   switch (message.type) {
-    case 'state':
+    case 'state': {
       ui.panel = message.state;
       if (ui.draft && ui.draft.proposalId !== message.state.proposal?.id) ui.draft = undefined;
       save();
       render(message.state);
-      // The same notice arrives with every state push; announce it once.
-      if (message.state.notice && JSON.stringify(message.state.notice) !== lastStateNotice) showNotice(message.state.notice);
-      lastStateNotice = JSON.stringify(message.state.notice ?? null);
+      const sessionId = message.state.session?.id;
+      if (sessionId !== shownSessionId) {
+        // Another session is shown now: nothing said about the previous one stays on screen.
+        shownSessionId = sessionId;
+        lastStateNotice = 'null';
+        showNotice(undefined);
+      }
+      // The same notice arrives with every state push; announce it once, and take it down when the state drops it.
+      const notice = JSON.stringify(message.state.notice ?? null);
+      if (message.state.notice && notice !== lastStateNotice) showNotice(message.state.notice, true);
+      else if (!message.state.notice && stateBannerShown) showNotice(undefined);
+      lastStateNotice = notice;
       return;
+    }
     case 'tokenCount':
       if (message.requestId === tokenRequestId) review.showTokenCount(message.tokens);
       return;

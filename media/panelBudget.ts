@@ -63,11 +63,12 @@ function legend(parts: Segment[]): HTMLElement {
   );
 }
 
-export function renderBudget(view: BudgetView | undefined): HTMLElement {
+/** The budget of the session shown; without a budget, that there is no session or (with one) that it is being counted. */
+export function renderBudget(view: BudgetView | undefined, hasSession = false): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'budget-heading' } });
   section.appendChild(h('h2', { attrs: { id: 'budget-heading' } }, text.budgetHeading));
   if (!view) {
-    section.appendChild(h('p', { class: 'muted' }, text.budgetNoSession));
+    section.appendChild(h('p', { class: 'muted' }, hasSession ? text.budgetCounting : text.budgetNoSession));
     return section;
   }
   const parts = segments(view);

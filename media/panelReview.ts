@@ -116,7 +116,7 @@ export class ReviewView {
   private escape(): void {
     if (this.edited() && !this.escapeArmed) {
       this.escapeArmed = true;
-      this.callbacks.notice('warning', text.escapeAgain);
+      this.callbacks.notice('warning', this.proposal?.handoff ? text.escapeAgainHandoff : text.escapeAgain);
       return;
     }
     this.cancel();
@@ -139,7 +139,7 @@ export class ReviewView {
     this.buttons = [
       button(proposal.handoff ? text.startNewSession : text.apply, () => this.apply(), { icon: 'check', key: 'apply', ...(proposal.handoff ? { title: text.startNewSessionTitle } : {}) }),
       button(text.regenerate, () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
-      button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: text.cancelTitle }),
+      button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: proposal.handoff ? text.cancelHandoffTitle : text.cancelTitle }),
     ];
     const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, entries(proposal.summarized.length), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
     this.element.replaceChildren();

@@ -24,6 +24,7 @@ import { PROPOSED_SCHEME, ProposedContent } from './vscode/proposedContent';
 import { SessionStore } from './vscode/sessionStore';
 import { StatusBarController } from './vscode/statusBarController';
 import { PendingImages } from './vscode/pendingImages';
+import { RestoredBranchQuestions } from './vscode/restoredBranchQuestion';
 import { TerminalRunner } from './vscode/terminalRunner';
 import { shadowCommandSnapshots } from './core/checkpoints/commandSnapshots';
 import { nodeGitRunner } from './core/checkpoints/gitRunner';
@@ -54,6 +55,8 @@ export interface ExtensionApi {
   confirmChange: ChatConfirmChange;
   /** The inline chat confirmations asked and not yet answered. */
   pendingConfirmations: PendingConfirmations;
+  /** The questions of requests on restored branches whose next call would not fit, waiting for an answer. */
+  restoredBranchQuestions: RestoredBranchQuestions;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -83,11 +86,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const pendingConfirmations = new PendingConfirmations();
   const confirmChange = changeConfirmation(configuration, proposed, pendingConfirmations);
   const pendingImages = new PendingImages();
+  const restoredBranchQuestions = new RestoredBranchQuestions();
   const terminal = new TerminalRunner();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
   const updateStatusBar = (): void => {
     const active = sessions.active;
-    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined);
+    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined, active);
   };
 
   context.subscriptions.push(
@@ -119,22 +123,25 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       confirmChange,
       pendingImages,
       terminal,
+      restoredBranchQuestions,
       // Shadow git repositories in the extension's storage (never the workspace's .git) snapshot each command.
       commandSnapshots: shadowCommandSnapshots(nodeGitRunner(), store.root, fileRoots),
     }),
-    ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages }),
+    ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages, restoredBranchQuestions }),
     new ContextKeys(sessions, endpoint, keys),
     registerLearnedWindowsCommand(endpoint.windows),
     // After a window reload VS Code restores the open panel; it follows the most recent session again.
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (restored) => {
         panel?.restore(restored);
-        await sessions.activeOrLatest();
+        await sessions.showLatest();
       },
     }),
   );
-  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent.
+  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent;
+  // after a window reload it shows the workspace's latest session (the one the restored chat continues).
   updateStatusBar();
+  void sessions.showLatest().catch((error: unknown) => logger.warn(`Could not show the latest session: ${String(error)}`));
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.
   void vscode.lm.selectChatModels({ vendor: VENDOR }).then(
     (models) => logger.info(`Endpoint models: ${models.map((model) => model.id).join(', ') || 'none'}`),
@@ -143,7 +150,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const done = performance.now();
   const activation = { totalMs: done - moduleLoadedAt, activateMs: done - activateStarted };
   logger.info(`Compaction Agent activated in ${activation.activateMs.toFixed(1)} ms.`);
-  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange, pendingConfirmations };
+  return { sessions, review, panel, statusBar, configuration, activation, replies, confirmChange, pendingConfirmations, restoredBranchQuestions };
 }
 
 export function deactivate(): void {

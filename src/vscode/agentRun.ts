@@ -1,7 +1,7 @@
 // Runs one @agent request through the core agent loop and renders its events into the chat response.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentEvent } from '../core/agent/agentEvents';
+import type { AgentEvent, RestoredBranchQuestion } from '../core/agent/agentEvents';
 import type { CommandSnapshots } from '../core/checkpoints/commandSnapshots';
 import type { AgentOptions } from '../core/agent/agentLoop';
 import { runAgent } from '../core/agent/agentLoop';
@@ -35,6 +35,7 @@ import { ReasoningView } from './reasoningView';
 import type { BoundModel } from './modelBinding';
 import { premiumRequestWarning, PremiumRequestTally } from './premiumRequestTally';
 import { vscodeWorkspaceAccess } from './workspaceAccess';
+import type { RestoredBranchQuestions } from './restoredBranchQuestion';
 
 /** Models reject requests with too many tools; VS Code may offer dozens (MCP servers), so cap them. */
 const MAX_EXTERNAL_TOOLS = 64;
@@ -58,6 +59,8 @@ export interface AgentRunInput {
   commandSnapshots?: CommandSnapshots;
   /** The window's sessions: a delegated sub-task gets a child session there (without it, no delegate tool is offered). */
   sessions?: AgentSessions;
+  /** Asks in this reply when a call on a restored branch would not fit (without it, the request stops and says why). */
+  questions?: RestoredBranchQuestions;
 }
 
 function shortArguments(text: string): string {
@@ -79,7 +82,7 @@ export function renderModelError(stream: vscode.ChatResponseStream, message: str
     stream.button({ command: 'compactionAgent.setUp', title: vscode.l10n.t('Set Up Endpoint') });
     stream.button({ command: 'compactionAgent.openSettings', title: vscode.l10n.t('Open Settings') });
   }
-  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Show Context Budget') });
+  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Open Context & Compaction panel') });
 }
 
 function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
@@ -118,9 +121,9 @@ function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
       renderModelError(stream, event.message, event.error);
       if (event.restoredOverBudget) {
         stream.button({ command: 'compactionAgent.resumeAutoCompaction', title: vscode.l10n.t('Resume Automatic Compaction') });
-        stream.button({ command: 'compactionAgent.pruneNow', title: vscode.l10n.t('Prune Now') });
-        stream.button({ command: 'compactionAgent.compactNow', title: vscode.l10n.t('Compact Now') });
-        stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Show Context Budget') });
+        stream.button({ command: 'compactionAgent.pruneNow', title: vscode.l10n.t('Prune now') });
+        stream.button({ command: 'compactionAgent.compactNow', title: vscode.l10n.t('Compact now') });
+        stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Open Context & Compaction panel') });
       }
       break;
     case 'done':
@@ -157,7 +160,7 @@ class ContextFooter {
     const last = this.compactions.at(-1);
     if (!last) return;
     stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
-    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore'), arguments: [last.id] });
+    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore pre-compaction branch'), arguments: [last.id] });
   }
 }
 
@@ -264,6 +267,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     const deps = session.deps();
     if (!deps) throw new Error(vscode.l10n.t('The tokenizer could not be loaded.'));
     const summarize = modelSummarizer({ model: bound.summaryStream, counter, summaryWindow: bound.summaryWindow, path: () => session.log.path() });
+    const questions = input.questions;
     const options: AgentOptions = {
       log: session.log,
       model: bound.stream,
@@ -280,6 +284,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       calibration: session.calibrationState,
       summarize,
       review: (proposal) => review.reviewForLoop(session, proposal, bound.choice.id, signal),
+      ...(questions ? { askRestoredBranch: (question: RestoredBranchQuestion) => questions.ask(stream, session.id, question, signal) } : {}),
       signal,
       userText: request.prompt,
       ...(await requestAttachments(input).then(({ attachments, images }) => ({ userAttachments: attachments, userImages: images }))),
@@ -293,7 +298,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
       },
     };
     // A sub-task shares the model, window, tokenizer and settings; its log, tools, cache and summarizer are its own.
-    const { log: _log, registry: _registry, signal: _signal, userText: _userText, userAttachments: _attachments, userImages: _images, systemPrompt: _prompt, review: _review, cache: _cache, commandSnapshots: _snapshots, summarize: _summarize, maxSteps: _steps, windowAfterReply: _afterReply, ...shared } = options;
+    const { log: _log, registry: _registry, signal: _signal, userText: _userText, userAttachments: _attachments, userImages: _images, systemPrompt: _prompt, review: _review, askRestoredBranch: _ask, cache: _cache, commandSnapshots: _snapshots, summarize: _summarize, maxSteps: _steps, windowAfterReply: _afterReply, ...shared } = options;
     forSubtasks.options = shared;
     const events = runAgent(options);
     const footer = new ContextFooter();

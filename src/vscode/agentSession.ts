@@ -6,7 +6,7 @@ import type { CountingDeps, MeasuredContext } from '../core/budget/meter';
 import { measureContext } from '../core/budget/meter';
 import { SessionEngine } from '../core/agent/sessionEngine';
 import type { CompactionProposal } from '../core/compaction/compaction';
-import { DEFAULT_CONTEXT_WINDOW, windowIsKnown, type ContextWindowSource } from '../core/llm/contextWindow';
+import { windowIsKnown, type ContextWindowSource } from '../core/llm/contextWindow';
 import type { ChatToolDefinition } from '../core/context/chatMessage';
 import type { SessionLog } from '../core/session/sessionLog';
 import type { SessionRecord } from '../core/session/sessionIndex';
@@ -17,6 +17,7 @@ import { ToolRegistry } from '../core/tools/toolRegistry';
 import { toBudgetView } from '../core/views/budgetView';
 import type { BudgetView } from '../shared/panelViewModels';
 import type { Configuration } from './configuration';
+import { startingModel } from './startingModel';
 
 /** The model a session is measured against. */
 export interface ModelChoice {
@@ -27,17 +28,26 @@ export interface ModelChoice {
   windowDetail?: string;
 }
 
-/** Fallback when no chat model has been used yet: the configured endpoint model, else an o200k estimate. */
-const ESTIMATE_MODEL = 'gpt-4o';
+/** The model (and its window) the latest request was measured against: a session opened or started later starts from it. */
+const LAST_CHOICE_KEY = 'lastModelChoice';
+
+/** What a session is measured with before its own first request: the session it came from, else the latest request's model. */
+export interface SessionStart {
+  model?: ModelChoice;
+  tools?: ChatToolDefinition[];
+  systemPrompt?: string;
+}
 
 export class AgentSession implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly stopListening: () => void;
   private counter: TokenCounter | undefined;
   private counterLoading: Promise<TokenCounter> | undefined;
+  private loadingModel: string | undefined;
   private calibration: Calibration;
   private countsDirty = false;
   private notes: string[] = [];
+  private currentTitle: string;
   private readonly stopEngineListening: () => void;
   /** Owns what this session is doing: the running request, the review that waits, a restore under way. */
   readonly engine = new SessionEngine<CompactionProposal>();
@@ -54,13 +64,14 @@ export class AgentSession implements vscode.Disposable {
     private readonly cache: CountCache,
     private readonly memento: vscode.Memento,
     private readonly configuration: Configuration,
+    start: SessionStart = {},
   ) {
-    const modelId = configuration.settings.endpoint.model || ESTIMATE_MODEL;
-    this.model = { id: modelId, contextWindow: configuration.settings.context.windowTokens || DEFAULT_CONTEXT_WINDOW, windowSource: configuration.settings.context.windowTokens ? 'setting' : 'default' };
-    this.calibration = this.loadCalibration(modelId);
+    this.currentTitle = record.title;
+    this.model = startingModel(configuration.settings, start.model, memento.get(LAST_CHOICE_KEY));
+    this.calibration = this.loadCalibration(this.model.id);
     const registry = new ToolRegistry();
-    this.tools = registry.definitions();
-    this.systemPrompt = buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspaceRoots() });
+    this.tools = start.tools ?? registry.definitions();
+    this.systemPrompt = start.systemPrompt ?? buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspaceRoots() });
     this.stopListening = log.onAppend(() => {
       this.countsDirty = true;
       this.changed.fire();
@@ -82,13 +93,31 @@ export class AgentSession implements vscode.Disposable {
   }
 
   get title(): string {
-    return this.record.title;
+    return this.currentTitle;
   }
 
-  /** Measures against this model from now on (loads its tokenizer lazily). */
+  /** The session a hand-off started this one from, if it was. */
+  get handoffFrom(): string | undefined {
+    return this.record.handoffFrom;
+  }
+
+  /** A new title (the first request named the session, or the person renamed it). */
+  retitle(title: string): void {
+    if (title === this.currentTitle) return;
+    this.currentTitle = title;
+    this.changed.fire();
+  }
+
+  /** What a session started from this one is measured with until its own first request (see SessionStart). */
+  startFrom(): SessionStart {
+    return { model: this.model, tools: this.tools, systemPrompt: this.systemPrompt };
+  }
+
+  /** Measures against this model from now on (loads its tokenizer lazily); sessions opened later start from it too. */
   async useModel(choice: ModelChoice): Promise<TokenCounter> {
     if (choice.id !== this.model.id) this.calibration = this.loadCalibration(choice.id);
     this.model = choice;
+    void Promise.resolve(this.memento.update(LAST_CHOICE_KEY, choice)).catch(() => undefined);
     const counter = await this.ensureCounter();
     this.changed.fire();
     return counter;
@@ -102,10 +131,20 @@ export class AgentSession implements vscode.Disposable {
 
   async ensureCounter(): Promise<TokenCounter> {
     if (this.counter?.modelId === this.model.id) return this.counter;
+    if (this.counterLoading && this.loadingModel === this.model.id) return this.counterLoading;
     const modelId = this.model.id;
+    this.loadingModel = modelId;
     this.counterLoading = TokenCounter.create(modelId).then((counter) => {
-      if (this.model.id === modelId) this.counter = counter;
+      if (this.model.id === modelId) {
+        this.counter = counter;
+        // What the status bar and panel showed as "counting" can be measured now.
+        this.changed.fire();
+      }
       return counter;
+    });
+    // A tokenizer that failed to load is tried again by the next caller.
+    this.counterLoading.catch(() => {
+      if (this.loadingModel === modelId) this.loadingModel = undefined;
     });
     return this.counterLoading;
   }

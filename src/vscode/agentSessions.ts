@@ -7,6 +7,8 @@ import type { SessionStore } from './sessionStore';
 import type { HeaderFields } from '../core/session/sessionLog';
 
 const LAST_MODEL_KEY = 'lastModel';
+/** After a reload the old extension host still holds the latest session's lock until it has exited: wait that long for it. */
+const RELOAD_WAIT_MS = 15_000;
 
 export class AgentSessions implements vscode.Disposable {
   private readonly sessions = new Map<string, Promise<AgentSession>>();
@@ -39,12 +41,31 @@ export class AgentSessions implements vscode.Disposable {
     await this.memento.update(LAST_MODEL_KEY, ref);
   }
 
-  /** A new session; `fields.parent` makes it a delegated sub-task's session, `fields.handoffFrom` a hand-off's. */
-  async create(title: string, fields: HeaderFields = {}): Promise<AgentSession> {
-    const { log, record } = await this.store.create(title, undefined, fields);
-    const session = new AgentSession(log, record, await AgentSession.loadCounts(log), this.memento, this.configuration);
+  /**
+   * A new session; `fields.parent` makes it a delegated sub-task's session, `fields.handoffFrom` a hand-off's.
+   * `options.untitled`: `title` stands in until the first request names the session (/new, a hand-off).
+   * `options.from`: the session it follows, whose model, window and request shape it is measured with until its own
+   * first request (else the latest request's model), so the status bar and panel show it correctly from the start.
+   */
+  async create(title: string, fields: HeaderFields = {}, options: { untitled?: boolean; from?: AgentSession } = {}): Promise<AgentSession> {
+    const { log, record } = await this.store.create(title, undefined, fields, options.untitled ?? false);
+    const session = new AgentSession(log, record, await AgentSession.loadCounts(log), this.memento, this.configuration, options.from?.startFrom());
     this.sessions.set(session.id, Promise.resolve(session));
     return session;
+  }
+
+  /** Names an untitled session after its first request with words (see SessionStore.nameFromRequest). */
+  async nameFromRequest(session: AgentSession, prompt: string): Promise<void> {
+    const title = await this.store.nameFromRequest(session.id, prompt);
+    if (title) session.retitle(title);
+  }
+
+  /** The person's new name for a session (Sessions… → Rename); an open session shows it at once. */
+  async rename(id: string, title: string): Promise<void> {
+    await this.store.touch(id, title);
+    const opening = this.sessions.get(id);
+    const session = opening ? await opening.catch(() => undefined) : undefined;
+    session?.retitle(title);
   }
 
   async open(id: string): Promise<AgentSession | undefined> {
@@ -52,7 +73,7 @@ export class AgentSessions implements vscode.Disposable {
     if (!opening) {
       opening = this.store.get(id).then(async (opened) => {
         if (!opened) throw new Error(vscode.l10n.t("Session {0} is not in this workspace's storage.", id));
-        return new AgentSession(opened.log, opened.record, await AgentSession.loadCounts(opened.log), this.memento, this.configuration);
+        return new AgentSession(opened.log, this.store.record(id) ?? opened.record, await AgentSession.loadCounts(opened.log), this.memento, this.configuration);
       });
       this.sessions.set(id, opening);
       opening.catch(() => this.sessions.delete(id));
@@ -93,22 +114,35 @@ export class AgentSessions implements vscode.Disposable {
     return session;
   }
 
-  /** Makes a session the one the status bar and panel follow. */
+  /** Makes a session the one the status bar and panel follow (its tokenizer starts loading, so it is measured at once). */
   activate(session: AgentSession): void {
     if (this.current === session) return;
     this.currentSubscription?.dispose();
     this.current = session;
     this.currentSubscription = session.onDidChange(() => this.changed.fire());
+    void session.ensureCounter().catch(() => undefined);
     this.changed.fire();
   }
 
   /** The active session, else the most recently used one in this workspace (for palette commands). */
   async activeOrLatest(): Promise<AgentSession | undefined> {
     if (this.current) return this.current;
-    const latest = (await this.store.list())[0];
+    const latest = (await this.store.list()).find((record) => !record.parentId);
     const session = latest ? await this.open(latest.id) : undefined;
-    if (session) this.activate(session);
-    return session;
+    if (session && !this.current) this.activate(session);
+    return this.current ?? session;
+  }
+
+  /**
+   * After a window reload (or on opening the workspace): the status bar and panel show the workspace's latest
+   * session, the one the restored chat most likely continues, instead of "no session yet". A session another
+   * window holds is left to it (opening it here would warn and stay read-only); the next request decides then.
+   */
+  async showLatest(): Promise<AgentSession | undefined> {
+    if (this.current) return this.current;
+    const latest = (await this.store.list()).find((record) => !record.parentId);
+    if (!latest || !(await this.store.openIfFree(latest.id, RELOAD_WAIT_MS))) return this.current;
+    return this.activeOrLatest();
   }
 
   async dispose(): Promise<void> {

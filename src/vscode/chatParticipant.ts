@@ -12,6 +12,7 @@ import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
 import type { ChatConfirmChange } from './changeConfirmation';
 import { threadBranchPoint } from '../core/session/threadBranch';
+import { titleFromRequest } from '../core/session/sessionTitle';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
 import type { Logger } from './logger';
@@ -21,6 +22,7 @@ import { SessionBusyError, type RunningRequest } from '../core/agent/sessionEngi
 import { showSetup } from './setupReply';
 import type { PendingImages } from './pendingImages';
 import type { TerminalRunner } from './terminalRunner';
+import type { RestoredBranchQuestions } from './restoredBranchQuestion';
 
 export const PARTICIPANT_ID = 'compactionAgent.agent';
 
@@ -42,12 +44,12 @@ export interface ParticipantDeps {
   terminal: TerminalRunner;
   /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
   commandSnapshots?: CommandSnapshots;
+  /** Asks in the running reply when a call on a restored branch would not fit. */
+  restoredBranchQuestions?: RestoredBranchQuestions;
 }
 
-function titleFrom(prompt: string): string {
-  const line = prompt.replace(/\s+/g, ' ').trim();
-  return line ? (line.length > 60 ? `${line.slice(0, 59)}…` : line) : vscode.l10n.t('New session');
-}
+/** Requests whose words are a request to the agent (and so may name a session): not /compact's instructions, say. */
+const NAMING_COMMANDS: ReadonlySet<string | undefined> = new Set([undefined, 'new']);
 
 async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatContext, deps: ParticipantDeps): Promise<AgentSession> {
   const existing = request.command === 'new' ? undefined : sessionIdFromHistory(context.history, PARTICIPANT_ID);
@@ -55,7 +57,11 @@ async function sessionFor(request: vscode.ChatRequest, context: vscode.ChatConte
   if (existing && !opened) deps.logger.warn(`The session ${existing} of this chat could not be opened; starting a new one.`);
   // A chat with no session of its own continues the session a hand-off from the panel or palette just started.
   const handedOff = !existing && request.command !== 'new' ? deps.sessions.takeHandoff() : undefined;
-  return opened ?? handedOff ?? (await deps.sessions.create(titleFrom(request.prompt)));
+  const continued = opened ?? handedOff;
+  if (continued) return continued;
+  // Named by its first request with words; until then (an empty /new, or a first /compact) a stand-in title.
+  const title = NAMING_COMMANDS.has(request.command) ? titleFromRequest(request.prompt) : undefined;
+  return deps.sessions.create(title ?? vscode.l10n.t('New session'), {}, { untitled: title === undefined, from: deps.sessions.active });
 }
 
 /** When the person edited or removed earlier requests in this thread, the session branches where the thread now ends. */
@@ -88,6 +94,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
   }
   const session = await sessionFor(request, context, deps);
   deps.sessions.activate(session);
+  deps.review.dismissNotice(session);
   // The session this chat continues after the reply: a /handoff moves it to the new session.
   let continued = session;
   // Every answer names where it left the session, a failed one too: the next message must not take a turn
@@ -113,7 +120,7 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
     await session.useModel(bound.choice);
     await deps.sessions.rememberModel({ vendor: request.model.vendor, id: request.model.id });
     const input = { session, prompt: request.prompt, stream, configuration: deps.configuration, review: deps.review, showPanel: deps.showPanel, signal: run.signal };
-    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal, commandSnapshots: deps.commandSnapshots, sessions: deps.sessions };
+    const agent = { session, bound, request, stream, signal: run.signal, configuration: deps.configuration, review: deps.review, confirm: deps.confirmChange, pendingImages: deps.pendingImages, terminal: deps.terminal, commandSnapshots: deps.commandSnapshots, sessions: deps.sessions, questions: deps.restoredBranchQuestions };
     switch (request.command) {
       case 'compact':
         await compactCommand(input);
@@ -132,12 +139,14 @@ async function handle(deps: ParticipantDeps, request: vscode.ChatRequest, contex
         break;
       case 'new':
         if (!request.prompt.trim()) {
-          stream.markdown(vscode.l10n.t('Started a new session. The previous one stays stored; its chat thread still continues it.'));
+          stream.markdown(vscode.l10n.t('Started a new session; your first request names it. The previous one stays stored; its chat thread still continues it.'));
           break;
         }
+        await deps.sessions.nameFromRequest(session, request.prompt);
         await runAgentRequest(agent);
         break;
       default:
+        await deps.sessions.nameFromRequest(session, request.prompt);
         await runAgentRequest(agent);
     }
     await deps.sessions.store.touch(continued.id);

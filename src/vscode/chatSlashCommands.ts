@@ -1,7 +1,7 @@
 // The @agent slash commands: /compact, /context, /prune, /handoff (each reports in one or two lines).
 import * as vscode from 'vscode';
 import { pruneNow } from '../core/agent/pruneRunner';
-import { formatCount, formatTokens } from '../shared/budgetFormat';
+import { escapeMarkdownCell, formatCount, formatTokens } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
 import type { CompactionReview } from './compactionReview';
 import type { Configuration } from './configuration';
@@ -41,7 +41,7 @@ export async function compactCommand(input: SlashCommandInput): Promise<void> {
   const entry = await review.applyPending(pending, pending.review.proposal.summary, false);
   stream.markdown(vscode.l10n.t('Compacted: {0} → {1} tokens.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
   stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
-  stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore'), arguments: [entry.id] });
+  stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore pre-compaction branch'), arguments: [entry.id] });
 }
 
 export async function contextCommand(input: SlashCommandInput): Promise<void> {
@@ -118,7 +118,7 @@ export async function handoffCommand(input: SlashCommandInput): Promise<AgentSes
   let edited = false;
   if (configuration.settings.compaction.review !== 'never' || proposal.needsReview) {
     const why = proposal.needsReview ? vscode.l10n.t(' It needs your review: {0}.', proposal.problems.join('; ')) : '';
-    stream.markdown(`${vscode.l10n.t('The summary for the new session ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply to start the new session, or Cancel.', formatTokens(proposal.tokensBefore), formatTokens(proposal.tokensAfter))}${why}\n\n`);
+    stream.markdown(`${vscode.l10n.t('The summary for the new session ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Start new session, or Cancel.', formatTokens(proposal.tokensBefore), formatTokens(proposal.tokensAfter))}${why}\n\n`);
     stream.progress(vscode.l10n.t('Waiting for your review…'));
     const decision = await review.reviewForLoop(session, proposal, modelId, input.signal);
     if (decision.action !== 'apply') {
@@ -131,7 +131,7 @@ export async function handoffCommand(input: SlashCommandInput): Promise<AgentSes
   const started = await review.startHandoffSession(session, proposal, summary, edited, modelId);
   const seed = started.log.path()[0];
   const tokens = seed?.type === 'compaction' ? vscode.l10n.t(' (~{0} tokens)', formatTokens(seed.tokensAfter)) : '';
-  stream.markdown(vscode.l10n.t('Started the new session "{0}" from the reviewed summary{1}; this chat continues it. "{2}" stays whole in **Compaction Agent: Sessions…**.', started.title, tokens, session.title));
+  stream.markdown(vscode.l10n.t('Started a new session from the reviewed summary{0}; this chat continues it, and your next request names it. "{1}" stays whole in **Compaction Agent: Sessions…**.', tokens, escapeMarkdownCell(session.title)));
   stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
   return started;
 }

@@ -39,7 +39,8 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscription: vscode.Disposable;
   private busy: { what: BusyWhat; since: string } | undefined;
-  private notice: Notice | undefined;
+  /** The panel's banner, with the session it is about: another session's panel never shows it. */
+  private notice: { sessionId: string | undefined; notice: Notice } | undefined;
   /** A drop measured in the panel, waiting for Drop or Cancel. */
   private drop: { id: string; session: AgentSession; preview: DropPreview } | undefined;
   private drops = 0;
@@ -58,14 +59,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   getState(): PanelState {
     const session = this.sessions.active;
-    if (!session) return { ...emptyPanelState(), ...(this.notice ? { notice: this.notice } : {}) };
+    const own = this.notice && this.notice.sessionId === session?.id ? this.notice.notice : undefined;
+    if (!session) return { ...emptyPanelState(), ...(own ? { notice: own } : {}) };
     const measured = session.measure();
     if (!measured) void session.ensureCounter().then(() => this.changed.fire());
     const review = session.engine.review;
     const pending = review ? { session, review } : undefined;
     const budget = session.budgetView(measured);
     const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
-    const notice = this.notice ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
+    const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
     return {
       session: { id: session.id, title: session.title },
@@ -236,7 +238,8 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
         source,
         deps,
         create: async (from) => {
-          created = await this.sessions.create(`${session.title} (hand-off)`, { handoffFrom: from });
+          // Named by its first request like any session; until then its title says whose work it continues.
+          created = await this.sessions.create(vscode.l10n.t('Continues “{0}”', session.title), { handoffFrom: from }, { untitled: true, from: session });
           return created.log;
         },
         confirmStop: confirmStopRequest,
@@ -246,7 +249,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     if (!started) return undefined;
     if (!created) throw new Error('The new session could not be created.');
     this.sessions.activate(created);
-    this.say('info', `Started the session "${created.title}" from the reviewed summary. "${session.title}" stays whole in Sessions.`);
+    this.say('info', vscode.l10n.t('Started a new session from the reviewed summary; your next @agent request continues it and names it. "{0}" stays whole in Sessions.', session.title));
     return created;
   }
 
@@ -292,7 +295,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const session = await this.sessionWithReview(proposalId);
     const review = session.engine.takeReview(proposalId);
     session.engine.settle(review, { action: 'cancel' });
-    this.say('info', vscode.l10n.t('Compaction cancelled; nothing changed.'));
+    this.say('info', review.proposal.handoff ? vscode.l10n.t('Hand-off cancelled; nothing changed.') : vscode.l10n.t('Compaction cancelled; nothing changed.'));
   }
 
   /**
@@ -335,8 +338,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return decision;
   }
 
+  /** A new request in the session: its banner was about what came before (the chat's reply repeats what matters). */
+  dismissNotice(session: AgentSession): void {
+    if (this.notice?.sessionId !== session.id) return;
+    this.notice = undefined;
+    this.changed.fire();
+  }
+
   say(level: Notice['level'], text: string): void {
-    this.notice = { level, text };
+    this.notice = { sessionId: this.sessions.active?.id, notice: { level, text } };
     this.changed.fire();
   }
 

@@ -118,7 +118,7 @@ export async function dropChatCommand(session: AgentSession, prompt: string, str
   const preview = previewDrop(path, { entryIds: chosen.entryIds, dropped: true, label: chosen.label }, deps, session.log.leafId);
   stream.markdown(vscode.l10n.t('Dropping {0} {1}. Nothing is deleted: it stays in the session and `/drop undo` brings it back. Confirm with the button.', chosen.label, describeEffect(preview)));
   const request: DropRequest = { sessionId: session.id, entryIds: preview.entryIds, label: preview.label, leafId: preview.leafId };
-  stream.button({ command: DROP_COMMAND, title: vscode.l10n.t('Drop from Context'), arguments: [request] });
+  stream.button({ command: DROP_COMMAND, title: vscode.l10n.t('Drop'), arguments: [request] });
 }
 
 /** The confirm button (with its request) or the palette (without: pick a turn or step, then confirm). */

@@ -13,6 +13,7 @@ import { openSession } from './subagentRun';
 import { dropFromContextCommand } from './contextDrop';
 import { restoreCheckpoint } from './checkpointRestore';
 import { showReasoning } from './reasoningView';
+import type { RestoredBranchQuestions } from './restoredBranchQuestion';
 import type { PendingImages } from './pendingImages';
 import { attachImages } from './pendingImages';
 import { chooseSummaryModel } from './summaryModelPicker';
@@ -31,6 +32,8 @@ export interface CommandDeps {
   endpoint: EndpointConnection;
   showPanel: () => void;
   pendingImages: PendingImages;
+  /** The in-place questions of requests on restored branches (their chat buttons answer through a hidden command). */
+  restoredBranchQuestions: RestoredBranchQuestions;
 }
 
 /** Every command id this module registers; the manifest is tested against it. */
@@ -41,6 +44,7 @@ export const COMMAND_IDS = [
   'compactionAgent.restoreCheckpoint',
   'compactionAgent.resumeAutoCompaction',
   'compactionAgent.showReasoning',
+  'compactionAgent.answerRestoredBranch',
   'compactionAgent.attachImage',
   'compactionAgent.chooseSummaryModel',
   'compactionAgent.switchBranch',
@@ -169,6 +173,7 @@ function handlers(deps: CommandDeps): Record<CommandId, (...args: unknown[]) => 
       void vscode.window.showInformationMessage(vscode.l10n.t('Automatic compaction is on again for this branch: it compacts when the context nears its limit.'));
     },
     'compactionAgent.showReasoning': (text) => showReasoning(text),
+    'compactionAgent.answerRestoredBranch': (id, choice) => void deps.restoredBranchQuestions.answer(id, choice),
     'compactionAgent.attachImage': (uris) => attachImages(deps.pendingImages, uris),
     'compactionAgent.chooseSummaryModel': async () => {
       const chosen = await chooseSummaryModel(deps.endpoint, deps.configuration);

@@ -5,10 +5,15 @@ import { importPiFile } from '../core/import/piImport';
 import { confinedSessionFile } from '../core/session/sessionFiles';
 import { SessionIndexStore, type SessionRecord } from '../core/session/sessionIndex';
 import { SessionLog, type HeaderFields } from '../core/session/sessionLog';
+import { titleFromRequest } from '../core/session/sessionTitle';
 import { collectUnreferencedBlobs, type BlobCollection } from '../core/storage/blobCollector';
 import { nodeFileIo } from '../core/storage/fileIo';
 import { SessionLockedError } from '../core/storage/sessionLock';
 import type { Logger } from './logger';
+
+/** How long an open waits for another holder of a session's lock to let go (a reloaded window's old host closes it on exit). */
+const LOCK_WAIT_MS = 2_500;
+const LOCK_RETRY_MS = 250;
 
 export interface OpenedSession {
   log: SessionLog;
@@ -46,10 +51,14 @@ export class SessionStore implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** Creates a new, empty session and keeps it open for writing; `fields.parent` links a delegated sub-task's session to its parent's, `fields.handoffFrom` a hand-off's to its source. */
-  async create(title: string, threadKey?: string, fields: HeaderFields = {}): Promise<OpenedSession> {
+  /**
+   * Creates a new, empty session and keeps it open for writing; `fields.parent` links a delegated sub-task's session
+   * to its parent's, `fields.handoffFrom` a hand-off's to its source. An `untitled` session shows `title` until its
+   * first request names it (see nameFromRequest); its log header carries no title, so a rebuilt index names it the same way.
+   */
+  async create(title: string, threadKey?: string, fields: HeaderFields = {}, untitled = false): Promise<OpenedSession> {
     await this.ensureLoaded();
-    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), { ...fields, title });
+    const log = await SessionLog.create(path.join(this.sessionsDir, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.jsonl`), untitled ? fields : { ...fields, title });
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: log.header.id,
@@ -60,6 +69,7 @@ export class SessionStore implements vscode.Disposable {
       ...(threadKey ? { threadKey } : {}),
       ...(fields.parent ? { parentId: fields.parent.sessionId } : {}),
       ...(fields.handoffFrom ? { handoffFrom: fields.handoffFrom.sessionId } : {}),
+      ...(untitled ? { untitled: true } : {}),
     };
     await this.index.upsert(record);
     const opened = { log, record };
@@ -84,20 +94,62 @@ export class SessionStore implements vscode.Disposable {
     return opening;
   }
 
+  /**
+   * Opens a session for writing only when no other window holds it (nothing is shown either way), waiting up to
+   * `waitMs` for a holder to let go; true when this window has it open for writing now. For showing the latest
+   * session at startup without taking another window's: after a reload the old extension host may still hold it
+   * for a moment.
+   */
+  async openIfFree(id: string, waitMs = 0): Promise<boolean> {
+    await this.ensureLoaded();
+    const record = this.index.get(id);
+    if (!record) return false;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const open = this.open.get(id);
+      if (open) return open.then(({ log }) => !log.readOnly, () => false);
+      try {
+        const { log, warnings } = await SessionLog.open(this.filePath(record));
+        if (this.open.has(id)) {
+          await log.close();
+          continue;
+        }
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        this.open.set(id, Promise.resolve({ log, record }));
+        return true;
+      } catch (error) {
+        if (!(error instanceof SessionLockedError)) {
+          this.logger.warn(`session "${record.title}" could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+          return false;
+        }
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+      }
+    }
+  }
+
+  /** Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then read-only. */
   private async openLog(record: SessionRecord): Promise<OpenedSession> {
     const file = this.filePath(record);
-    try {
-      const { log, warnings } = await SessionLog.open(file);
-      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
-      return { log, record };
-    } catch (error) {
-      if (!(error instanceof SessionLockedError)) throw error;
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
-      );
-      const { log, warnings } = await SessionLog.open(file, { readOnly: true });
-      this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
-      return { log, record };
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const { log, warnings } = await SessionLog.open(file);
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        return { log, record };
+      } catch (error) {
+        if (!(error instanceof SessionLockedError)) throw error;
+        if (Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+          continue;
+        }
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
+        );
+        const { log, warnings } = await SessionLog.open(file, { readOnly: true });
+        this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
+        return { log, record };
+      }
     }
   }
 
@@ -165,11 +217,27 @@ export class SessionStore implements vscode.Disposable {
     }
   }
 
-  /** Records activity (and an optional new title) in the index. */
+  /** Records activity (and an optional new title, the person's: the session is no longer untitled) in the index. */
   async touch(id: string, title?: string): Promise<void> {
     const record = this.index.get(id);
     if (!record) return;
-    await this.index.upsert({ ...record, ...(title ? { title } : {}), updatedAt: new Date().toISOString() });
+    const { untitled: _untitled, ...titled } = record;
+    await this.index.upsert({ ...(title ? { ...titled, title } : record), updatedAt: new Date().toISOString() });
+  }
+
+  /** The record as the index has it now (titles change: a first request names a session, the person renames one). */
+  record(id: string): SessionRecord | undefined {
+    return this.index.get(id);
+  }
+
+  /** Names an untitled session after its first request with words; returns the new title, or undefined when it kept its own. */
+  async nameFromRequest(id: string, prompt: string): Promise<string | undefined> {
+    const record = this.index.get(id);
+    const title = titleFromRequest(prompt);
+    if (!record?.untitled || !title) return undefined;
+    const { untitled: _untitled, ...titled } = record;
+    await this.index.upsert({ ...titled, title, updatedAt: new Date().toISOString() });
+    return title;
   }
 
   private report(warnings: string[], what: string): void {

@@ -29,27 +29,33 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
     return undefined;
   }
   const activeId = sessions.active?.id;
-  const titles = new Map(records.map((record) => [record.id, record.title] as const));
+  const byId = new Map(records.map((record) => [record.id, record] as const));
   // A hand-off names the session it came from, a sub-task the session that started it; both stay in the list, whole.
-  const origin = (record: SessionRecord): string => {
+  // Titles can repeat, so a hand-off's source is also named by when it started.
+  const origin = (record: SessionRecord): string | undefined => {
     const parts: string[] = [];
     if (record.parentId) {
-      const parent = titles.get(record.parentId);
-      parts.push(parent ? vscode.l10n.t(' · sub-task of “{0}”', parent) : vscode.l10n.t(' · sub-task of a deleted session'));
+      const parent = byId.get(record.parentId);
+      parts.push(parent ? vscode.l10n.t('sub-task of “{0}”', parent.title) : vscode.l10n.t('sub-task of a deleted session'));
     }
     if (record.handoffFrom) {
-      const source = titles.get(record.handoffFrom);
-      parts.push(source ? vscode.l10n.t(' · hand-off from “{0}”', source) : vscode.l10n.t(' · hand-off from a deleted session'));
+      const source = byId.get(record.handoffFrom);
+      parts.push(source ? vscode.l10n.t('hand-off from “{0}” (started {1})', source.title, formatWhen(source.createdAt, vscode.env.language)) : vscode.l10n.t('hand-off from a deleted session'));
     }
-    return parts.join('');
+    return parts.length > 0 ? parts.join(' · ') : undefined;
   };
   const picked = await vscode.window.showQuickPick(
-    records.map((record) => ({
-      label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
-      description: `${formatWhen(record.updatedAt, vscode.env.language)}${origin(record)}`,
-      record,
-    })),
-    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true },
+    records.map((record) => {
+      const from = origin(record);
+      return {
+        label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
+        description: formatWhen(record.updatedAt, vscode.env.language),
+        // On a line of its own, so a long source title never pushes its start time out of sight.
+        ...(from ? { detail: from } : {}),
+        record,
+      };
+    }),
+    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.record;
 }
@@ -76,7 +82,7 @@ export async function manageSessions(sessions: AgentSessions, showPanel: () => v
     }
     case 'rename': {
       const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename session'), value: record.title, validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('A name cannot be empty')) });
-      if (title?.trim()) await sessions.store.touch(record.id, title.trim());
+      if (title?.trim()) await sessions.rename(record.id, title.trim());
       return;
     }
     case 'markdown': {

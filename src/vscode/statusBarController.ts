@@ -55,10 +55,28 @@ export class StatusBarController implements vscode.Disposable {
     this.isShown = false;
   }
 
-  /** Shows the budget of the active session (and its tokens and cost in the tooltip); undefined (no session) says there is none yet. */
-  update(budget: BudgetView | undefined, thresholds: BudgetThresholds, usage?: UsageFigures): void {
+  /** A session is current but not measured yet (its tokenizer is loading): the item names it instead of saying there is none. */
+  showCounting(title: string): void {
+    this.item.text = `$(pie-chart) ${vscode.l10n.t('@agent: counting…')}`;
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendText(vscode.l10n.t('Context budget: counting the tokens of the session "{0}"…', title));
+    tooltip.isTrusted = false;
+    this.item.tooltip = tooltip;
+    this.item.command = SHOW_BUDGET_COMMAND;
+    this.item.backgroundColor = undefined;
+    this.item.accessibilityInformation = { label: vscode.l10n.t('Context budget: counting the tokens of the session "{0}".', title), role: 'button' };
+    this.item.show();
+    this.isShown = true;
+  }
+
+  /**
+   * Shows the budget of the active session (and its tokens and cost in the tooltip); without a session it says
+   * there is none yet, and with one not measured yet that it is counting (`session` names it).
+   */
+  update(budget: BudgetView | undefined, thresholds: BudgetThresholds, usage?: UsageFigures, session?: { title: string }): void {
     if (!budget) {
-      this.showNoSession();
+      if (session) this.showCounting(session.title);
+      else this.showNoSession();
       return;
     }
     this.item.command = SHOW_BUDGET_COMMAND;

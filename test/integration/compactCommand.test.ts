@@ -58,7 +58,7 @@ describe('/compact and restore', () => {
     assert.equal(compaction.edited, false);
     assert.ok(compaction.summary.startsWith(MODEL_SUMMARY), 'the stored summary is not the model’s');
     assert.match(shown.text, /Compacted: [\d.k]+ → [\d.k]+ tokens\./);
-    assert.ok(shown.buttons.includes('Restore'), 'no Restore button after compacting');
+    assert.ok(shown.buttons.includes('Restore pre-compaction branch'), 'no Restore pre-compaction branch button (the panel\'s words) after compacting');
   });
 
   it('with review "manual", opens the panel with a proposal and applies an edited summary', async () => {

@@ -143,7 +143,7 @@ describe('/drop and /handoff in the chat', () => {
     const edited = `${proposal.summary}\n\n- EDITED: start from slugify.mjs`;
     await api.review.apply(proposal.id, edited, true);
     const { result, reply: shown } = await sending;
-    assert.match(shown.text, /Started the new session ".* \(hand-off\)" from the reviewed summary/);
+    assert.match(shown.text, /Started a new session from the reviewed summary .*this chat continues it, and your next request names it/);
 
     const target = await activeSession();
     assert.notEqual(target.id, source.id);
@@ -159,8 +159,11 @@ describe('/drop and /handoff in the chat', () => {
     assert.ok(listed.includes(source.id) && listed.includes(target.id), 'both sessions are not in the Sessions list');
     assert.equal(records.find((record) => record.id === target.id)?.handoffFrom, source.id, 'the Sessions list does not link the new session to its source');
 
+    assert.equal(target.title, `Continues “${source.title}”`, 'before its first request the new session says whose work it continues');
     const next = await sendChat('@agent go on', endpoint.model);
     assert.equal(resultSession(next.result)?.sessionId, target.id);
+    assert.equal(target.title, 'go on', 'the first request did not name the new session');
+    assert.equal((await api.sessions.store.list()).find((record) => record.id === target.id)?.title, 'go on');
     const messages = messagesOf(agentRequests(endpoint.server).at(-1));
     assert.deepEqual(
       messages.map((message) => message.role),

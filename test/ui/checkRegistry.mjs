@@ -20,6 +20,8 @@ import { panelDrop } from './checks/panelDrop.mjs';
 import { panelHandoff } from './checks/panelHandoff.mjs';
 import { demoScenario } from './checks/demoScenario.mjs';
 import { firstView } from './checks/firstView.mjs';
+import { restoredBranchQuestion } from './checks/restoredBranchQuestion.mjs';
+import { sessionFollows } from './checks/sessionFollows.mjs';
 
 /**
  * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
@@ -49,4 +51,4 @@ export const CHECKS = [
 ];
 
 /** Run in a workbench of their own, set up as `npm start` sets up the demo: default settings and the demo endpoint. */
-export const DEMO_CHECKS = [workbenchLoads, demoScenario];
+export const DEMO_CHECKS = [workbenchLoads, demoScenario, { ...restoredBranchQuestion, needs: [demoScenario] }, { ...sessionFollows, needs: [demoScenario] }];

@@ -41,6 +41,7 @@ const README_SHOTS = {
   'demo-pruned': ['demo', 'demo-02-pruned'],
   'demo-review': ['demo', 'demo-03-review'],
   'demo-restore': ['demo', 'demo-05-restore-pick'],
+  'restored-question': ['demo', 'demo-07-question'],
 };
 
 function packageVsix() {

@@ -31,3 +31,28 @@ export async function openPanelFromStatusItem(page) {
   await page.locator(SELECTORS.editorTab, { hasText: TEXT.panelTitle }).first().waitFor({ timeout: 20_000 });
   return findFrameWith(page, SELECTORS.panelContent);
 }
+
+/** The panel's frame, found again on every call (a webview that was hidden reloads, and its old frame is gone). */
+export async function panelFrame(page) {
+  return (await findFrameWith(page, SELECTORS.panelContent, 2_000).catch(() => undefined)) ?? (await openPanelFromStatusItem(page));
+}
+
+/** "68% 7.4k/10.9k" (status item) or "68% 7.4k of 10.9k usable tokens" (panel headline) as numbers; undefined without a percentage. */
+export function budgetFigures(text) {
+  const match = /(\d+)%\s*([\d.]+k?)\s*(?:\/|of)\s*([\d.]+k?)/.exec(text ?? '');
+  if (!match) return undefined;
+  const tokens = (value) => (value.endsWith('k') ? Math.round(Number(value.slice(0, -1)) * 1000) : Number(value));
+  return { percent: Number(match[1]), used: tokens(match[2]), usable: tokens(match[3]) };
+}
+
+/** What the panel shows now: its session title, budget headline, Window fact (and all facts), banner text and reserve. */
+export async function panelView(page) {
+  const frame = await panelFrame(page);
+  const title = (await frame.locator('#session-title').innerText()).trim();
+  const headline = (await frame.locator(SELECTORS.budgetHeadline).first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+  const facts = await frame.locator('.facts').first().innerText().catch(() => '');
+  const window = /Window\s+([^\n]+)/.exec(facts)?.[1]?.trim() ?? '';
+  const banner = (await frame.locator('.notice').allInnerTexts()).map((text) => text.trim()).filter(Boolean).join(' | ');
+  const reserved = (await frame.locator('.legend li', { hasText: 'Reserved for output' }).locator('.num').first().innerText().catch(() => '')).trim();
+  return { title, headline, figures: budgetFigures(headline), window, facts: facts.replace(/\s+/g, ' '), banner, reserved };
+}

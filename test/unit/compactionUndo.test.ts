@@ -1,5 +1,6 @@
 // Restore Pre-Compaction Branch as an undo: nothing done since is forgotten, and nothing is compacted again without asking.
 import { describe, expect, it } from 'vitest';
+import type { RestoredBranchQuestion } from '../../src/core/agent/agentEvents';
 import type { AgentOptions } from '../../src/core/agent/agentLoop';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { awaitingCompactionConsent, undoCompaction } from '../../src/core/compaction/compactionUndo';
@@ -127,5 +128,145 @@ describe('restore is an undo', () => {
     const coverage = compactionCoverage(fixture.session.log.path(), compaction);
     expect(coverage.firstRequest === '' ? coverage.turns : coverage.firstRequest).toBeTruthy();
     if (coverage.turns > 0) expect(coverage.firstRequest).toBe('Read big0.txt to big15.txt.');
+  });
+});
+
+describe('a request on a restored branch that would overflow asks in place and goes on', () => {
+  /** The restored branch of compactedSession, with the files the next request reads. */
+  async function restoredBranch(): Promise<void> {
+    const compaction = await compactedSession();
+    await undoCompaction(fixture.session.log, compaction.id);
+    expect(awaitingCompactionConsent(fixture.session.log.path())).toBe(true);
+  }
+
+  const NEXT = 'And now read big16.txt to big31.txt.';
+
+  it('compact: the same request compacts once asked, then finishes its work', async () => {
+    await restoredBranch();
+    const asked: RestoredBranchQuestion[] = [];
+    const events = await collect(
+      runAgent({
+        ...options(reads(16, 16, 'Read the rest.'), NEXT),
+        askRestoredBranch: (question) => {
+          asked.push(question);
+          return Promise.resolve('compact');
+        },
+      }),
+    );
+    expect(asked.length).toBe(1);
+    expect(asked[0]!.used).toBeGreaterThan(asked[0]!.usable);
+    expect(asked[0]!.refused).toBe(false);
+    expect(events.some((event) => event.type === 'restoredBranchQuestion')).toBe(true);
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
+    const path = fixture.session.log.path();
+    expect(compactionsOn(path).length).toBeGreaterThanOrEqual(1);
+    // One request: its message is stored once, and its answer came after the compaction.
+    expect(userTexts(path).filter((text) => text === NEXT)).toHaveLength(1);
+    const last = path.at(-1);
+    expect(last?.type === 'assistant' ? last.text : last?.type).toBe('Read the rest.');
+    expect(awaitingCompactionConsent(path)).toBe(false);
+  });
+
+  it('prune: old tool outputs are pruned by hand, nothing is compacted while that makes room, and the request goes on', async () => {
+    await restoredBranch();
+    const asked: RestoredBranchQuestion[] = [];
+    const base = options(reads(16, 16, 'Read the rest.'), NEXT);
+    const events = await collect(
+      runAgent({
+        ...base,
+        // Automatic pruning off: the person's prune is the only one (the question offers it all the same).
+        settings: { ...base.settings, pruning: { ...base.settings.pruning, enabled: false } },
+        // Prune while there is something to prune, then compact (a prune frees less each time).
+        askRestoredBranch: (question) => {
+          asked.push(question);
+          return Promise.resolve(question.prunable > 0 ? 'prune' : 'compact');
+        },
+      }),
+    );
+    expect(asked[0]!.prunable).toBeGreaterThan(0);
+    const path = fixture.session.log.path();
+    const firstCompaction = path.findIndex((entry) => entry.type === 'compaction');
+    const manualPrune = path.findIndex((entry) => entry.type === 'prune' && entry.reason === 'manual');
+    expect(manualPrune).toBeGreaterThanOrEqual(0);
+    if (firstCompaction >= 0) expect(manualPrune).toBeLessThan(firstCompaction);
+    expect(events.some((event) => event.type === 'prune' && event.entry.reason === 'manual')).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
+    expect(userTexts(path).filter((text) => text === NEXT)).toHaveLength(1);
+  });
+
+  it('stop: nothing is compacted or sent that would not fit, and the reply says it stopped as chosen', async () => {
+    await restoredBranch();
+    const model = scriptedModel(reads(16, 16, 'Read the rest.'));
+    const events = await collect(runAgent({ ...options([], NEXT, model), askRestoredBranch: () => Promise.resolve('stop') }));
+    const path = fixture.session.log.path();
+    expect(compactionsOn(path)).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
+    const stop = events.find((event) => event.type === 'error');
+    expect(stop?.type === 'error' ? stop.message : stop).toMatch(/^Stopped as you chose: this restored branch holds [\d,]+ of [\d,]+ usable tokens/);
+    expect(awaitingCompactionConsent(path)).toBe(true);
+  });
+
+  it("the request's Stop while the question waits ends it (aborted), with nothing compacted", async () => {
+    await restoredBranch();
+    const abort = new AbortController();
+    const events = await collect(
+      runAgent({
+        ...options(reads(16, 16, 'Read the rest.'), NEXT),
+        signal: abort.signal,
+        askRestoredBranch: () => {
+          abort.abort();
+          return Promise.resolve('stop');
+        },
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'aborted' });
+    expect(compactionsOn(fixture.session.log.path())).toEqual([]);
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
+  });
+
+  it('with a trigger below 100 %, a call that still fits goes out without asking', async () => {
+    await restoredBranch();
+    const asked: RestoredBranchQuestion[] = [];
+    const base = options([{ text: 'Short answer.' }], 'One short question.');
+    const events = await collect(
+      runAgent({
+        ...base,
+        // The restored branch fits this window, but is far past a 1 % trigger (and no prune gets it below).
+        contextWindow: 32_768,
+        settings: { ...base.settings, pruning: { ...base.settings.pruning, enabled: false }, compaction: { ...base.settings.compaction, triggerPercent: 1 } },
+        askRestoredBranch: (question) => {
+          asked.push(question);
+          return Promise.resolve('stop');
+        },
+      }),
+    );
+    expect(asked).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
+  });
+
+  it('a refusal the count did not see coming asks too (refused), and a prune by hand retries the call', async () => {
+    await restoredBranch();
+    const asked: RestoredBranchQuestion[] = [];
+    const base = options([], 'One more question.');
+    const model = scriptedModel([{ error: { kind: 'overflow', message: 'maximum context length is 12000 tokens', retryable: false, contextWindow: 12_000 } }, { text: 'Answered after the prune.' }]);
+    const events = await collect(
+      runAgent({
+        ...base,
+        model,
+        // Our count fits this window; the server's is smaller.
+        contextWindow: 32_768,
+        askRestoredBranch: (question) => {
+          asked.push(question);
+          return Promise.resolve('prune');
+        },
+      }),
+    );
+    expect(asked.map((question) => question.refused)).toEqual([true]);
+    expect(asked[0]!.prunable).toBeGreaterThan(0);
+    expect(model.requests).toHaveLength(2);
+    expect(events.some((event) => event.type === 'prune' && event.entry.reason === 'manual')).toBe(true);
+    expect(compactionsOn(fixture.session.log.path())).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'finished' });
   });
 });

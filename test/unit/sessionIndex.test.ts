@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionIndexStore } from '../../src/core/session/sessionIndex';
 import { SessionLog } from '../../src/core/session/sessionLog';
+import { titleFromRequest } from '../../src/core/session/sessionTitle';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { tempDir } from '../support/sessionTempDir';
 
@@ -39,5 +40,46 @@ describe('SessionIndexStore', () => {
     expect(sessions.map((record) => [record.id, record.title, record.file])).toEqual([['s1', 'First', 's1.jsonl']]);
     expect(warnings).toEqual([expect.stringContaining('corrupt'), expect.stringContaining('skipped junk.jsonl')]);
     expect((await new SessionIndexStore(dir, nodeFileIo).load()).warnings).toEqual([]);
+  });
+
+  it('names sessions found without a record by their first request, keeps a hand-off’s source, and leaves an empty one untitled', async () => {
+    const source = await SessionLog.create(nodePath.join(dir, 'src.jsonl'), { id: 'src', title: 'Parser work' });
+    await source.close();
+    // Started by /new and a hand-off: no title in the header; the first request with words names them.
+    const fresh = await SessionLog.create(nodePath.join(dir, 'new.jsonl'), { id: 'new' });
+    await fresh.append({ type: 'user', text: '   ' });
+    await fresh.append({ type: 'user', text: 'fix the\n  slugify   test' });
+    await fresh.close();
+    const handoff = await SessionLog.create(nodePath.join(dir, 'hand.jsonl'), { id: 'hand', handoffFrom: { sessionId: 'src', leafId: null, title: 'Parser work' } });
+    await handoff.close();
+    const store = new SessionIndexStore(dir, nodeFileIo);
+    const { sessions } = await store.load();
+    const byId = new Map(sessions.map((record) => [record.id, record]));
+    expect(byId.get('src')).toMatchObject({ title: 'Parser work' });
+    expect(byId.get('src')?.untitled).toBeUndefined();
+    expect(byId.get('new')).toMatchObject({ title: 'fix the slugify test' });
+    expect(byId.get('new')?.untitled).toBeUndefined();
+    expect(byId.get('hand')).toMatchObject({ title: 'hand', untitled: true, handoffFrom: 'src' });
+  });
+
+  it('keeps the untitled mark through a write and rejects an index whose mark is not a boolean', async () => {
+    writeFileSync(nodePath.join(dir, 'a.jsonl'), '');
+    const store = new SessionIndexStore(dir, nodeFileIo);
+    await store.load();
+    await store.upsert({ id: 'a', title: 'New session', file: 'a.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-01', untitled: true });
+    expect((await new SessionIndexStore(dir, nodeFileIo).load()).sessions[0]?.untitled).toBe(true);
+    const text = readFileSync(store.indexFile, 'utf8').replace('"untitled": true', '"untitled": "yes"');
+    writeFileSync(store.indexFile, text);
+    expect((await new SessionIndexStore(dir, nodeFileIo).load()).warnings).toEqual([expect.stringContaining('corrupt'), expect.stringContaining('skipped a.jsonl')]);
+  });
+});
+
+describe('titleFromRequest', () => {
+  it('is the request on one line, clipped to 60 characters, and nothing for an empty request', () => {
+    expect(titleFromRequest('  fix\n\tthe   test ')).toBe('fix the test');
+    expect(titleFromRequest(' \n ')).toBeUndefined();
+    const long = titleFromRequest('x'.repeat(100));
+    expect(long).toHaveLength(60);
+    expect(long?.endsWith('…')).toBe(true);
   });
 });

@@ -24,6 +24,8 @@ export type AgentEvent =
   | { type: 'compaction'; entry: CompactionEntry; tokensBefore: number; tokensAfter: number }
   /** A person must look at this proposal; the loop waits for the injected review callback. */
   | { type: 'compactionReview'; proposal: CompactionProposal }
+  /** The next call on a restored branch would not fit: the loop waits for the person's choice (see AskRestoredBranch). */
+  | { type: 'restoredBranchQuestion'; question: RestoredBranchQuestion }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   /** Something the user must know about the model's window (a server that truncated the prompt), said once. */
   | { type: 'notice'; message: string }
@@ -34,3 +36,25 @@ export type AgentEvent =
 export type ReviewDecision = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel'; /** Why, when it was not the person's Cancel (a newer proposal replaced it). */ reason?: string };
 
 export type ReviewCompaction = (proposal: CompactionProposal) => Promise<ReviewDecision>;
+
+/** What a request asks when its next call on a branch restored before a compaction would not fit the window. */
+export interface RestoredBranchQuestion {
+  /** Tokens the next call would send, and how many fit. */
+  used: number;
+  usable: number;
+  /** Tokens pruning old tool outputs would free now; 0 when there is nothing left to prune. */
+  prunable: number;
+  /** The server refused the call as too long (else our count says it would not fit). */
+  refused: boolean;
+  /** Asked again: a prune did not make enough room. */
+  again: boolean;
+}
+
+/** The person's answer: compact now (and continue), prune old tool outputs (and continue when that makes room), or stop. */
+export type RestoredBranchChoice = 'compact' | 'prune' | 'stop';
+
+/**
+ * Asks in place, while the request waits (the VS Code chat shows buttons in the running reply). Without it the
+ * request stops with a message naming the choices, as before: nothing is compacted on a restored branch without asking.
+ */
+export type AskRestoredBranch = (question: RestoredBranchQuestion) => Promise<RestoredBranchChoice>;

@@ -17,7 +17,7 @@ import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ToolLimits } from '../tools/toolTypes';
 import { DEFAULT_TOOL_LIMITS } from '../tools/toolTypes';
 import type { WorkspaceAccess } from '../tools/workspaceAccess';
-import type { AgentEvent, DoneReason, ReviewCompaction } from './agentEvents';
+import type { AgentEvent, AskRestoredBranch, DoneReason, ReviewCompaction } from './agentEvents';
 import type { AgentLog } from './agentLog';
 import type { SummarizeFn } from '../compaction/compaction';
 import type { GateState } from './contextGate';
@@ -48,6 +48,8 @@ export interface AgentOptions {
   summarize: SummarizeFn;
   /** Asked when a compaction needs a person (review mode "always", or a summary that failed validation). */
   review?: ReviewCompaction;
+  /** Asked in place when a call on a branch restored before a compaction would not fit (else the request stops). */
+  askRestoredBranch?: AskRestoredBranch;
   signal: AbortSignal;
   /** Appended as the user's message first; omit to continue from the current leaf. */
   userText?: string;
@@ -180,6 +182,7 @@ async function* recoverFromOverflow(options: AgentOptions, state: LoopState, err
     state.compactedForOverflow = true;
     return 'retry';
   }
+  if (outcome === 'pruned') return 'retry';
   return outcome === 'failed' ? 'reported' : 'nothing';
 }
 
@@ -325,7 +328,16 @@ async function* step(options: AgentOptions, state: LoopState): AsyncGenerator<Ag
  */
 export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEvent, DoneReason> {
   const deps = countingDeps(options);
-  const gate: GateState = { log: options.log, deps, summarize: options.summarize, review: options.review, signal: options.signal, modelId: options.modelId, request: newRequestProgress() };
+  const gate: GateState = {
+    log: options.log,
+    deps,
+    summarize: options.summarize,
+    review: options.review,
+    ...(options.askRestoredBranch ? { askRestoredBranch: options.askRestoredBranch } : {}),
+    signal: options.signal,
+    modelId: options.modelId,
+    request: newRequestProgress(),
+  };
   const state: LoopState = { gate, deps, steps: 0, overflowRecoveries: 0, calls: new Set() };
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   let userEntry: UserEntry | undefined;

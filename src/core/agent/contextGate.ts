@@ -7,7 +7,8 @@ import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
 import type { ModelError } from '../llm/modelStream';
 import type { PruneEntry } from '../session/entries';
-import type { AgentEvent, CompactionReason, ReviewCompaction } from './agentEvents';
+import type { AgentEvent, AskRestoredBranch, CompactionReason, ReviewCompaction } from './agentEvents';
+import { decideOnRestoredBranch } from './restoredBranchGate';
 import type { AgentLog } from './agentLog';
 import type { CompactionProposal, SummarizeFn } from '../compaction/compaction';
 import { applyCompaction, NoRoomError, proposeCompaction } from '../compaction/compaction';
@@ -17,6 +18,8 @@ export interface GateState {
   deps: CountingDeps;
   summarize: SummarizeFn;
   review?: ReviewCompaction;
+  /** Asks in place when a call on a restored branch would not fit (see decideOnRestoredBranch). */
+  askRestoredBranch?: AskRestoredBranch;
   signal: AbortSignal;
   modelId: string;
   /** The last automatic compaction entry; never compact again while it is still the leaf (no new content). */
@@ -53,18 +56,11 @@ function loopProblem(progress: RequestProgress): string | null {
   return 'Stopped: after each of the last compactions the model only repeated calls it had already made in this request, so the request would loop. Ask for a smaller step, pin what the model keeps re-reading, or use a model with a larger window.';
 }
 
-/** How an automatic compaction ended: applied, or why not (the caller decides whether the call may still go out). */
-export type CompactOutcome = 'compacted' | 'skipped' | 'failed';
-
-function restoredOverBudget(measured: MeasuredContext): AgentEvent {
-  const used = measured.budget.used.toLocaleString('en-US');
-  const usable = measured.budget.usable.toLocaleString('en-US');
-  return {
-    type: 'error',
-    restoredOverBudget: true,
-    message: `This branch was restored from before a compaction and holds ${used} of ${usable} usable tokens, more than fits, so nothing was sent. Automatic compaction is paused here until you decide: Resume Automatic Compaction, prune old tool outputs, /compact (with instructions if you like), or switch to a model with a larger window.`,
-  };
-}
+/**
+ * How an automatic compaction ended: applied, or why not (the caller decides whether the call may still go out);
+ * 'pruned': on a restored branch the person chose to prune instead, and that made room (or, after a refusal, some).
+ */
+export type CompactOutcome = 'compacted' | 'pruned' | 'skipped' | 'failed';
 
 function errorEvent(message: string, error?: ModelError): AgentEvent {
   return error ? { type: 'error', error, message } : { type: 'error', message };
@@ -97,10 +93,14 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
 export async function* autoCompact(state: GateState, reason: CompactionReason, contextWindow?: number, triggerPercent?: number): AsyncGenerator<AgentEvent, CompactOutcome> {
   if (state.lastCompactionId !== undefined && state.log.leafId === state.lastCompactionId) return 'skipped';
   if (!hasNewContentSinceCompaction(state.log.path())) return 'skipped';
-  // The person undid a compaction: compacting again without asking would undo their undo.
+  // The person undid a compaction: compacting again without asking would undo their undo. While the call still
+  // fits (a trigger below 100 %) it goes out as it is; when it would not, the request asks and waits for the answer.
   if (awaitingCompactionConsent(state.log.path())) {
-    yield restoredOverBudget(measureContext(state.log.path(), state.deps));
-    return 'failed';
+    const measured = measureContext(state.log.path(), state.deps);
+    if (reason === 'threshold' && measured.budget.used <= measured.budget.usable) return 'skipped';
+    const decided = yield* decideOnRestoredBranch({ log: state.log, deps: state.deps, signal: state.signal, ask: state.askRestoredBranch }, reason === 'overflow');
+    if (decided === 'stopped') return 'failed';
+    if (decided === 'pruned') return 'pruned';
   }
   // A model that re-reads what the last summary replaced would compact again and again until the step limit.
   const loop = loopProblem(state.request);

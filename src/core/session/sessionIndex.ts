@@ -2,8 +2,10 @@
 import * as nodePath from 'node:path';
 import { errorCode, type FileIo } from '../storage/fileIo';
 import { validateHeader } from './entryValidation';
-import { withoutBom } from './logParser';
+import { parseLog, withoutBom } from './logParser';
+import type { SessionHeader } from './entries';
 import { sessionFileProblem } from './sessionFiles';
+import { firstRequestTitle } from './sessionTitle';
 
 export interface SessionRecord {
   id: string;
@@ -18,6 +20,8 @@ export interface SessionRecord {
   parentId?: string;
   /** The session a hand-off started this one from (its header and first entry say so too). */
   handoffFrom?: string;
+  /** The title is a stand-in until the session's first request with words names it (sessions started by /new or a hand-off). */
+  untitled?: boolean;
 }
 
 const INDEX_FILE = 'index.json';
@@ -30,7 +34,8 @@ function isRecord(value: unknown): value is SessionRecord {
     sessionFileProblem(record.file as string) === undefined &&
     (record.threadKey === undefined || typeof record.threadKey === 'string') &&
     (record.parentId === undefined || typeof record.parentId === 'string') &&
-    (record.handoffFrom === undefined || typeof record.handoffFrom === 'string')
+    (record.handoffFrom === undefined || typeof record.handoffFrom === 'string') &&
+    (record.untitled === undefined || typeof record.untitled === 'boolean')
   );
 }
 
@@ -168,16 +173,40 @@ export class SessionIndexStore {
     for (const name of names.filter((file) => file.endsWith('.jsonl') && !file.endsWith('.quarantine.jsonl'))) {
       const path = nodePath.join(this.dir, name);
       try {
-        const text = (await this.io.readFile(path)).toString('utf8');
+        const data = await this.io.readFile(path);
+        const text = data.toString('utf8');
         const checked = validateHeader(JSON.parse(withoutBom(text.slice(0, text.indexOf('\n')))) as unknown);
         if ('error' in checked) throw new Error(checked.error);
         const { mtimeMs } = await this.io.stat(path);
         const header = checked.header;
-        records.push({ id: header.id, title: header.title ?? header.id, file: name, createdAt: header.timestamp, updatedAt: new Date(mtimeMs).toISOString(), ...(header.parent ? { parentId: header.parent.sessionId } : {}) });
+        records.push({
+          id: header.id,
+          file: name,
+          createdAt: header.timestamp,
+          updatedAt: new Date(mtimeMs).toISOString(),
+          ...scannedTitle(header, data),
+          ...(header.parent ? { parentId: header.parent.sessionId } : {}),
+          ...(header.handoffFrom ? { handoffFrom: header.handoffFrom.sessionId } : {}),
+        });
       } catch (error) {
         warnings.push(`skipped ${name} while rebuilding the index: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     return records;
   }
+}
+
+/**
+ * The title of a session found without a record: its header's (a title given at creation), else its first request's
+ * (a session started by /new or a hand-off is named by it), else its id, marked untitled so its first request names it.
+ */
+function scannedTitle(header: SessionHeader, data: Buffer): { title: string; untitled?: boolean } {
+  if (header.title) return { title: header.title };
+  let fromRequest: string | undefined;
+  try {
+    fromRequest = firstRequestTitle(parseLog(data).entries);
+  } catch {
+    fromRequest = undefined;
+  }
+  return fromRequest ? { title: fromRequest } : { title: header.id, untitled: true };
 }

@@ -5,6 +5,7 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { findFrameWith } from '../webview.mjs';
 import { runCommand } from '../workbench.mjs';
+import { retrying } from '../steady.mjs';
 
 const FILE = 'notes/checkpoint-demo.md';
 const CREATE = 'checkpoint: write the release notes draft';
@@ -36,7 +37,7 @@ export const checkpointRestore = {
     await row.waitFor({ timeout: 20_000 });
     const meta = (await row.innerText()).replace(/\s+/g, ' ');
     if (!meta.includes(FILE)) throw new Error(`the checkpoint row does not name the changed file: "${meta}"`);
-    await row.scrollIntoViewIfNeeded();
+    await retrying('scrolling to the checkpoint', () => row.scrollIntoViewIfNeeded());
     await row.getByRole('button', { name: /Restore to before/ }).click();
 
     const filesOnly = page.locator(SELECTORS.quickInputRow, { hasText: 'Files only' }).first();
@@ -54,7 +55,7 @@ export const checkpointRestore = {
     await frame.getByText(/Restored 1 file to before/).first().waitFor({ timeout: 20_000 });
     const restoreRow = frame.locator(SELECTORS.checkpointRow, { hasText: 'Restore of 1 file' }).first();
     await restoreRow.waitFor({ timeout: 20_000 });
-    await restoreRow.scrollIntoViewIfNeeded();
+    await retrying('scrolling to the restore checkpoint', () => restoreRow.scrollIntoViewIfNeeded());
     await page.waitForTimeout(300);
     await shot('11b-checkpoint-restored');
 

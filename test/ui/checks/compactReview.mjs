@@ -3,6 +3,7 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { findFrameWith } from '../webview.mjs';
+import { retrying } from '../steady.mjs';
 
 /** Typed into the review's textarea; it must reach the model in the next request. */
 export const SUMMARY_MARKER = 'Reviewer note: the slugify tests must keep their names.';
@@ -26,7 +27,7 @@ export const compactReview = {
     await page.keyboard.type(`\n\n${SUMMARY_MARKER}`, { delay: 5 });
     await frame.getByText('· edited').first().waitFor({ timeout: 10_000 });
     // Show the review from its heading: proposal figures, instructions and the edited textarea together.
-    await frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await retrying('scrolling to the review', () => frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' })));
     await page.waitForTimeout(600); // the preview re-renders after a short pause
     await shot('07-review-edited');
     await frame.getByRole('button', { name: 'Apply', exact: true }).click();

@@ -3,6 +3,7 @@ import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { findFrameWith } from '../webview.mjs';
 import { runCommand } from '../workbench.mjs';
+import { retrying } from '../steady.mjs';
 
 const REQUEST = 'what did that cost, roughly?';
 
@@ -20,8 +21,10 @@ export const costLine = {
     if (!/\b75%|\b7[45]%/.test(rowText)) throw new Error(`the request's row shows no cached share: "${rowText}"`);
     const totals = (await section.locator('dl').first().innerText()).replace(/\s+/g, ' ');
     if (!/Cost \$0\.012 \(\d+ calls? without a reported cost\)/.test(totals)) throw new Error(`the session's cost line reads "${totals}"`);
-    await row.scrollIntoViewIfNeeded();
-    await section.scrollIntoViewIfNeeded();
+    await retrying('scrolling to the usage section', async () => {
+      await row.scrollIntoViewIfNeeded();
+      await section.scrollIntoViewIfNeeded();
+    });
     await page.waitForTimeout(300);
     await shot('14-cost-line');
   },

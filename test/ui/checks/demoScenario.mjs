@@ -2,7 +2,8 @@
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { lastResponse } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
-import { budgetStatusText, findFrameWith } from '../webview.mjs';
+import { lasting, retrying } from '../steady.mjs';
+import { budgetFigures, budgetStatusText, findFrameWith, panelView } from '../webview.mjs';
 import { chatInput, runCommand, typeInChat } from '../workbench.mjs';
 
 /** What the README tells a newcomer to type, in order (test/support/scenarios/demoSession.ts answers them). */
@@ -78,7 +79,7 @@ export const demoScenario = {
     await textarea.waitFor({ timeout: 20_000 });
     if (!(await textarea.inputValue()).includes('Summary of the conversation')) throw new Error('the review shows no proposed summary');
     if ((await lastResponse(page)).index <= before) throw new Error('/compact left no reply in the chat');
-    await frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await retrying('scrolling to the review', () => frame.locator(SELECTORS.reviewHeading).evaluate((heading) => heading.scrollIntoView({ block: 'start' })));
     await page.waitForTimeout(600);
     await shot('demo-03-review');
     await frame.getByRole('button', { name: 'Apply', exact: true }).click();
@@ -97,6 +98,9 @@ export const demoScenario = {
     // Lasting: the panel's branch has no compaction any more, and says automatic compaction waits for you.
     const panel = await findFrameWith(page, SELECTORS.panelContent, 30_000);
     await panel.getByText('paused on this restored branch').first().waitFor({ timeout: 30_000 });
+    // The status item follows the restore too: the same figures as the panel's restored branch.
+    const restored = await lasting('the panel on the restored branch', () => panelView(page), (view) => view.figures !== undefined && /paused/.test(view.facts));
+    await lasting('the budget item on the restored branch', () => budgetStatusText(page), (text) => budgetFigures(text)?.used === restored.figures.used);
     await shot('demo-06-restored');
   },
 };

@@ -3,6 +3,7 @@ import { TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, hasMessage, keepRequest, recordedRequests } from '../endpointRecord.mjs';
 import { findFrameWith, openPanelFromStatusItem } from '../webview.mjs';
+import { retrying } from '../steady.mjs';
 
 export const DEAD_END_TURN = 'try the dead-end approach of renaming every slugify export';
 const AFTER_DROP_TURN = 'continue without the dead end';
@@ -14,11 +15,11 @@ export const panelDrop = {
     const frame = (await findFrameWith(page, '#drops-heading', 2_000).catch(() => undefined)) ?? (await openPanelFromStatusItem(page));
     const drop = frame.getByRole('button', { name: new RegExp(`^Drop turn \\d+: ${DEAD_END_TURN}`) }).first();
     await drop.waitFor({ timeout: 20_000 });
-    await drop.scrollIntoViewIfNeeded();
+    await retrying('scrolling to the turn', () => drop.scrollIntoViewIfNeeded());
     await drop.click();
     const measured = frame.getByText(/It frees ~[\d.]+k? tokens \([\d.]+k? → [\d.]+k? of [\d.]+k? usable\)/).first();
     await measured.waitFor({ timeout: 20_000 });
-    await frame.locator('#drops-heading').evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await retrying('scrolling to the drops', () => frame.locator('#drops-heading').evaluate((heading) => heading.scrollIntoView({ block: 'start' })));
     await page.waitForTimeout(400);
     await shot('16a-drop-measured');
     await frame.getByRole('button', { name: 'Drop', exact: true }).click();

@@ -5,6 +5,7 @@ import { agentTurnRequests, clearRecordedRequests, hasMessage, keepRequest, mess
 import { findFrameWith } from '../webview.mjs';
 import { FIRST_TURN } from './chatStreams.mjs';
 import { AFTER_COMPACT_TURN } from './compactReview.mjs';
+import { retrying } from '../steady.mjs';
 
 const AFTER_PANEL_RESTORE = 'continue after restoring from the panel';
 
@@ -17,7 +18,7 @@ export const panelRestore = {
     await frame.locator(SELECTORS.reviewHeading).waitFor({ state: 'detached', timeout: 20_000 });
     const restore = frame.getByRole('button', { name: /Restore the branch as it was before the compaction/ }).first();
     await restore.waitFor({ timeout: 20_000 });
-    await restore.scrollIntoViewIfNeeded();
+    await retrying('scrolling to the restore button', () => restore.scrollIntoViewIfNeeded());
     await restore.click();
     await frame.getByText(/Restored the full history from before that compaction/).first().waitFor({ timeout: 20_000 });
     await page.waitForTimeout(400);
