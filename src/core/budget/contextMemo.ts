@@ -3,7 +3,7 @@ import { repairToolPairs, type ContextItem } from '../context/toolPairRepair';
 import type { SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import type { EntryCounts } from '../tokens/entryTokens';
-import type { PathCountMap } from '../tokens/pathCounts';
+import { PathCountMap } from '../tokens/pathCounts';
 import type { TokenCounter } from '../tokens/tokenCounter';
 
 /** Running sums of the context body (everything but the system prompt, tools and reply priming). */
@@ -38,12 +38,17 @@ function isMarker(entry: SessionEntry | undefined): boolean {
   return entry?.type === 'prune' || entry?.type === 'drop' || entry?.type === 'pin' || entry?.type === 'compaction';
 }
 
+/** The summary message's tokens from the path's store (counted once per compaction), when the counts are a path view. */
+function summaryTokens(counts: EntryCounts, compactionId: string): number | undefined {
+  return counts.full instanceof PathCountMap ? counts.full.summaryTokens(compactionId) : undefined;
+}
+
 /** Adds the items' tokens to the body sums. */
 export function addItems(state: BodyState, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports): void {
   for (const item of items) {
     const report = item.entryId !== undefined && item.kind === 'entry' ? reports(item.entryId) : undefined;
     if (report !== undefined) state.report = { promptTokens: report, before: state.summary + state.messages + state.toolResults };
-    const cached = item.entryId === undefined ? undefined : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
+    const cached = item.entryId === undefined ? undefined : item.kind === 'summary' ? summaryTokens(counts, item.entryId) : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
     const tokens = item.kind === 'synthetic' || cached === undefined ? counter.countMessage(item.message) : cached;
     if (item.kind === 'summary') state.summary += tokens;
     else if (item.message.role === 'tool') state.toolResults += tokens;
