@@ -16,26 +16,50 @@ export function shortened(text: string): string {
   return line.length > REQUEST_CHARS ? `${line.slice(0, REQUEST_CHARS - 1)}…` : line;
 }
 
+/** Every compaction's coverage on one path, computed in one pass: the panel and the restore picker ask for all of them. */
+const coveragesByPath = new WeakMap<readonly SessionEntry[], Map<string, CompactionCoverage>>();
+
 /**
- * What `compaction` summarized on `path`: the messages from the previous compaction's kept part (or the
- * start) up to its own kept part. A compaction not on the path covers nothing that can be shown.
+ * What each compaction on `path` summarized (by compaction id): the messages from the previous compaction's kept
+ * part (or the start) up to its own kept part. One pass over the path for all of them (a search per compaction
+ * made the panel and the picker quadratic: 400 compactions on 100k entries took half a second per update).
  */
-export function compactionCoverage(path: readonly SessionEntry[], compaction: CompactionEntry): CompactionCoverage {
-  const at = path.findIndex((entry) => entry.id === compaction.id);
-  if (at < 0) return { turns: 0, firstRequest: '' };
+export function compactionCoverages(path: readonly SessionEntry[]): ReadonlyMap<string, CompactionCoverage> {
+  const known = coveragesByPath.get(path);
+  if (known) return known;
+  const firstIndex = new Map<string, number>();
+  /** requestsBefore[i]: the person's requests in path[0..i); nextRequest[i]: the first at or after i (path.length when none). */
+  const requestsBefore = new Int32Array(path.length + 1);
+  const nextRequest = new Int32Array(path.length + 1);
+  path.forEach((entry, index) => {
+    if (!firstIndex.has(entry.id)) firstIndex.set(entry.id, index);
+    requestsBefore[index + 1] = (requestsBefore[index] as number) + (isRequest(entry) ? 1 : 0);
+  });
+  nextRequest[path.length] = path.length;
+  for (let index = path.length - 1; index >= 0; index--) nextRequest[index] = isRequest(path[index]) ? index : (nextRequest[index + 1] as number);
+  const coverages = new Map<string, CompactionCoverage>();
   let start = 0;
-  for (let index = at - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type !== 'compaction') continue;
-    const kept = entry.firstKeptEntryId === null ? -1 : path.findIndex((candidate) => candidate.id === entry.firstKeptEntryId);
-    start = kept >= 0 ? kept : index + 1;
-    break;
-  }
-  const keptAt = compaction.firstKeptEntryId === null ? -1 : path.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
-  const end = keptAt >= start ? keptAt : at;
-  const requests = path.slice(start, end).filter((entry) => entry.type === 'user' && !entry.synthetic);
-  const first = requests[0];
-  return { turns: requests.length, firstRequest: first?.type === 'user' ? shortened(first.text) : '' };
+  path.forEach((entry, at) => {
+    if (entry.type !== 'compaction') return;
+    const keptAt = entry.firstKeptEntryId === null ? -1 : (firstIndex.get(entry.firstKeptEntryId) ?? -1);
+    const end = keptAt >= start ? keptAt : at;
+    const turns = end > start ? (requestsBefore[end] as number) - (requestsBefore[start] as number) : 0;
+    const first = turns > 0 ? path[nextRequest[start] as number] : undefined;
+    // A compaction found again later on the path (hostile data) keeps its first description, as a search would.
+    if (!coverages.has(entry.id)) coverages.set(entry.id, { turns, firstRequest: first?.type === 'user' ? shortened(first.text) : '' });
+    start = keptAt >= 0 ? keptAt : at + 1;
+  });
+  coveragesByPath.set(path, coverages);
+  return coverages;
+}
+
+function isRequest(entry: SessionEntry | undefined): boolean {
+  return entry?.type === 'user' && !entry.synthetic;
+}
+
+/** What `compaction` summarized on `path`; a compaction not on the path covers nothing that can be shown. */
+export function compactionCoverage(path: readonly SessionEntry[], compaction: CompactionEntry): CompactionCoverage {
+  return compactionCoverages(path).get(compaction.id) ?? { turns: 0, firstRequest: '' };
 }
 
 /** E.g. `3 turns from “fix the parser…”, 98k → 31k tokens, automatic`. */
