@@ -345,3 +345,19 @@ export function writeFrontierPictures(run: CostRun, root: string): string[] {
     return file;
   });
 }
+
+/**
+ * The cost/value family's whole section of BENCHMARKS.md (tables, pictures, prose with this run's figures), as
+ * `npm run bench -- --write` places it. For now a thin wrapper over costTables; the family's owner replaces the body.
+ */
+export function costMarkdownSection(run: CostRun): string {
+  const pictures = Object.keys(run.bills).map((window) => `![${window} frontier](docs/bench/frontier-${window}.svg)`);
+  return [
+    '## Cost per session against what the session needs later (row 8)',
+    '',
+    `Row 8 is its own family (\`bench/costBench.ts\`): every workload replayed at each window through our real policy and the peers', billed with a prefix cache, scored on need-based retention. \`npm run bench -- --only=cost\` runs it alone; in this run it took ${run.seconds.toFixed(0)} s. Workloads: ${run.workloads.map((w) => `${w.name} (${w.turns} turns, ${w.shape})`).join('; ')}.`,
+    '',
+    ...pictures.flatMap((picture) => [picture, '']),
+    costTables(run),
+  ].join('\n');
+}

@@ -7,7 +7,6 @@ import { defaultSettings } from '../src/core/settings/settings';
 import { importPiFile } from '../src/core/import/piImport';
 import { SessionLog } from '../src/core/session/sessionLog';
 import { CountCache } from '../src/core/tokens/countCache';
-import { countPath } from '../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { ms, row, type BenchRow } from './benchReport';
 import { collectGarbage, cpuNow, median, timeOnce } from './timing';
@@ -26,7 +25,7 @@ interface LoadPhases {
 }
 
 /** Open the log, restore counts, build and count the context, compute the budget; then close it. */
-async function openSession(file: string, counter: TokenCounter, cacheFile: string | null): Promise<LoadPhases> {
+export async function openSession(file: string, counter: TokenCounter, cacheFile: string | null): Promise<LoadPhases> {
   const start = cpuNow();
   const { log } = await SessionLog.open(file);
   const opened = cpuNow();
@@ -41,7 +40,7 @@ async function openSession(file: string, counter: TokenCounter, cacheFile: strin
   }
 }
 
-function bareParse(file: string): number {
+export function bareParse(file: string): number {
   const lines = readFileSync(file, 'utf8').split('\n');
   let parsed = 0;
   for (const line of lines) {
@@ -60,7 +59,8 @@ export async function sessionLoadBench(counter: TokenCounter, iterations: number
     await importPiFile(fixturePath('before-compaction.jsonl'), file);
     const { log } = await SessionLog.open(file, { readOnly: true });
     const cache = new CountCache();
-    countPath(log.path(), counter, cache);
+    // What the extension saves beside the log after measuring (AgentSession.save): the counts the measurement asked for.
+    measureContext(log.path(), { counter, cache, settings: SETTINGS, contextWindow: 200_000, systemRole: 'system', tools: [] });
     writeFileSync(cacheFile, JSON.stringify(cache.toJSON()));
     const bytes = readFileSync(file).length;
     const entries = log.tree.entries.length;

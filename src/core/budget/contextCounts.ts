@@ -109,8 +109,8 @@ export function countContext(
   const byId = view ? undefined : new Map(path.map((entry) => [entry.id, entry]));
   const reports = (entryId: string): number | undefined => reportOf(view ? view.record(entryId)?.entry : byId?.get(entryId), counter);
   const items = buildContext(path).items;
-  const state: BodyState = { summary: 0, messages: 0, toolResults: 0, report: null };
-  addItems(state, items, counts, counter, reports);
-  if (view) rememberContext(view, items, counts, counter, reports, isReport, carried);
+  const done = view ? rememberContext(view, items, counts, counter, reports, isReport, carried) : { state: { summary: 0, messages: 0, toolResults: 0, report: null }, item: 0 };
+  const state: BodyState = { ...done.state };
+  addItems(state, done.item === 0 ? items : items.slice(done.item), counts, counter, reports);
   return finish(state, system, tools, changedBefore(path, path.length, isReport));
 }

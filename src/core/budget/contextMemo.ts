@@ -103,8 +103,12 @@ function turnStart(items: readonly ContextItem[], view: PathCountMap): { item: n
   return { item: at, index };
 }
 
-/** Records the settled sums of a context at the path's leaf (and at the newest turn's start). */
-export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null, base?: { state: BodyState; changed: boolean; from: number }): void {
+/**
+ * Records the settled sums of a context at the path's leaf (and at the newest turn's start). Returns the sums of
+ * items[0..item) it added on the way (from `base` when given), so the caller adds only the rest: every item is
+ * looked up once per count.
+ */
+export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null, base?: { state: BodyState; changed: boolean; from: number }): { state: BodyState; item: number } {
   const path = view.path;
   const from = base?.from ?? 0;
   const settle = settleAt(items, view, path.length);
@@ -117,16 +121,17 @@ export function rememberContext(view: PathCountMap, items: readonly ContextItem[
   // A call left open before the turn start is safe to settle there: a late result for it forces a rebuild (touchesPrefix).
   const points = start && start.item !== settle.item ? [start, settle].sort((a, b) => a.item - b.item) : [settle];
   for (const point of points) {
-    if (point.index <= lastMarker || point.index === 0) return;
+    if (point.index <= lastMarker || point.index === 0) return { state, item: done.item };
     addItems(state, items.slice(done.item, point.item), counts, counter, reports);
     if (changed === undefined) changed = changedBefore(path, point.index, isReport);
     else for (let index = done.index; index < point.index; index++) if (path[index] && isReport(path[index] as SessionEntry)) changed = false;
     const end = point === settle ? path.length : point.index;
     const endEntry = path[end - 1];
-    if (!endEntry) return;
+    if (!endEntry) return { state, item: point.item };
     view.store.memos.set(memoKey(endEntry.id, counter), { end, endEntry, settled: point.index, state: { ...state }, changed, carried } satisfies ContextMemo);
     done = point;
   }
+  return { state, item: done.item };
 }
 
 function findMemo(view: PathCountMap, counter: TokenCounter): ContextMemo | undefined {
@@ -163,9 +168,9 @@ export function extendContext(view: PathCountMap, counts: EntryCounts, counter: 
   const tail = view.path.slice(memo.settled);
   if (touchesPrefix(view, tail, memo.settled)) return undefined;
   const items = repairToolPairs(tail.filter(isMessageEntry).map((entry) => ({ entry, kind: 'entry' as const })), new Set());
-  const state: BodyState = { ...memo.state };
-  addItems(state, items, counts, counter, reports);
   const changed = tail.some(isReport) ? false : memo.changed;
-  rememberContext(view, items, counts, counter, reports, isReport, carried, { state: memo.state, changed: memo.changed, from: memo.settled });
+  const done = rememberContext(view, items, counts, counter, reports, isReport, carried, { state: memo.state, changed: memo.changed, from: memo.settled });
+  const state: BodyState = { ...done.state };
+  addItems(state, items.slice(done.item), counts, counter, reports);
   return { state, changed };
 }

@@ -1,0 +1,272 @@
+// Row 12: growth curves at 1k, 10k and 100k entries (with 400 compactions and 8,000 drops at 100k): open, one new turn, re-measure, panel update, restore picker, dropped parts, peak memory.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { measureContext } from '../src/core/budget/meter';
+import type { SessionEntry } from '../src/core/session/entries';
+import { SessionLog } from '../src/core/session/sessionLog';
+import { SessionTree } from '../src/core/session/sessionTree';
+import { CountCache } from '../src/core/tokens/countCache';
+import { entryMessage } from '../src/core/tokens/entryTokens';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import { formatNumber, ms, row, type BenchRow, type FamilyResult } from './benchReport';
+import { growthSvg } from './growthSvg';
+import { COMPACTIONS_PER_ENTRY, DROPS_PER_ENTRY, droppedAtCompaction, growthDeps, growthSession, panelUpdate, restorePicker, writeSession } from './growthWorkload';
+import { collectGarbage, cpuNow, median, timeOnce } from './timing';
+import { freshTurn, importedEntries, realTurn } from './workloads';
+
+export const GROWTH_SIZES = [1_000, 10_000, 100_000] as const;
+
+/** Linear work doubles with the session; this is the most a doubling may cost (quadratic work would be 4×). */
+const LINEAR_PER_DOUBLING = 2.2;
+/** Work per turn must not grow with the session: 100× the entries may cost at most 1.15× per doubling (2.5× in all). */
+const FLAT_PER_DOUBLING = 1.15;
+
+interface Operation {
+  key: string;
+  label: string;
+  /** 'flat': judged from the smallest to the largest size; 'linear': from 10k to 100k. */
+  shape: 'flat' | 'linear';
+}
+
+export const GROWTH_OPERATIONS: readonly Operation[] = [
+  { key: 'open', label: 'open (saved counts restored, context measured)', shape: 'linear' },
+  { key: 'turn', label: 'one new turn, beyond tokenizing it', shape: 'flat' },
+  { key: 'remeasure', label: 're-measure an unchanged path', shape: 'flat' },
+  { key: 'panel', label: 'compaction panel update', shape: 'linear' },
+  { key: 'picker', label: 'Restore Pre-Compaction picker list', shape: 'linear' },
+  { key: 'dropped', label: 'what was dropped, listed at a compaction', shape: 'linear' },
+];
+
+interface Fixture {
+  size: number;
+  file: string;
+  cacheFile: string;
+  tree: SessionTree;
+  baseLeaf: string;
+  cache: CountCache;
+  compactions: number;
+  drops: number;
+  bytes: number;
+}
+
+function setUp(dir: string, size: number, counter: TokenCounter): Fixture {
+  const entries = growthSession(size);
+  const file = nodePath.join(dir, `growth-${size}.jsonl`);
+  const cacheFile = nodePath.join(dir, `growth-${size}.counts.json`);
+  writeSession(file, entries);
+  const cache = new CountCache();
+  measureContext(entries, growthDeps(counter, cache));
+  // What the extension saves beside the log after measuring (AgentSession.save).
+  const json = JSON.stringify(cache.toJSON());
+  writeFileSync(cacheFile, json);
+  const tree = new SessionTree(entries);
+  return {
+    size,
+    file,
+    cacheFile,
+    tree,
+    baseLeaf: entries.at(-1)?.id ?? '',
+    cache,
+    compactions: entries.filter((entry) => entry.type === 'compaction').length,
+    drops: entries.filter((entry) => entry.type === 'drop').length,
+    bytes: entries.reduce((sum, entry) => sum + JSON.stringify(entry).length + 1, 0),
+  };
+}
+
+async function openWarm(fixture: Fixture, counter: TokenCounter): Promise<number> {
+  collectGarbage();
+  const start = cpuNow();
+  const { log } = await SessionLog.open(fixture.file);
+  const cache = CountCache.fromJSON(JSON.parse(readFileSync(fixture.cacheFile, 'utf8')) as unknown);
+  measureContext(log.path(), growthDeps(counter, cache));
+  const spent = cpuNow() - start;
+  await log.close();
+  return spent;
+}
+
+/** One turn forked from the base leaf (so every sample sees the same length): CPU beyond tokenizing its messages. */
+function turnBeyond(fixture: Fixture, counter: TokenCounter, tag: string): number {
+  const turn = realTurn(importedEntries('large-session.jsonl'));
+  const entries = freshTurn(turn, tag, fixture.baseLeaf);
+  collectGarbage();
+  const tokenize = timeOnce(() => {
+    for (const entry of entries) counter.countMessage(entryMessage(entry));
+  });
+  collectGarbage();
+  const total = timeOnce(() => {
+    for (const entry of entries) fixture.tree.add(entry);
+    measureContext(fixture.tree.pathTo(fixture.tree.leafId), growthDeps(counter, fixture.cache));
+  });
+  return total - tokenize;
+}
+
+function timed(fn: () => void): number {
+  collectGarbage();
+  return timeOnce(fn);
+}
+
+interface Memory {
+  peakRssMb: number;
+  retainedHeapMb: number;
+}
+
+function childMemory(root: string, fixture: Fixture | undefined): Memory | undefined {
+  const child = nodePath.join(root, 'dist-bench', 'growthChild.js');
+  const result = spawnSync(process.execPath, ['--expose-gc', child, fixture?.file ?? '', fixture?.cacheFile ?? ''], { encoding: 'utf8', timeout: 300_000 });
+  if (result.status !== 0) return undefined;
+  return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Memory;
+}
+
+/** The per-doubling ratio between two sizes: (time ratio)^(1 / doublings). */
+export function perDoubling(small: number, large: number, smallSize: number, largeSize: number): number {
+  return (large / small) ** (1 / Math.log2(largeSize / smallSize));
+}
+
+function sizeLabel(size: number): string {
+  return size >= 1000 ? `${size / 1000}k` : String(size);
+}
+
+export interface GrowthOptions {
+  root: string;
+  /** Samples of the cheap operations (turn, re-measure) per size; the costly ones take a fifth as many (at least 3). */
+  samples: number;
+  sizes?: readonly number[];
+}
+
+export async function growthBench(counter: TokenCounter, options: GrowthOptions): Promise<FamilyResult> {
+  const sizes = options.sizes ?? GROWTH_SIZES;
+  const dir = mkdtempSync(nodePath.join(tmpdir(), 'compaction-growth-'));
+  try {
+    const fixtures = sizes.map((size) => setUp(dir, size, counter));
+    const times = new Map<string, number[][]>(GROWTH_OPERATIONS.map((op) => [op.key, sizes.map(() => [])]));
+    const record = (key: string, at: number, value: number): void => {
+      times.get(key)?.[at]?.push(value);
+    };
+    // Interleaved rounds: every size is sampled in turn, so the machine's drift touches all sizes alike.
+    const costly = Math.max(3, Math.round(options.samples / 5));
+    for (let round = 0; round < costly + 1; round++) {
+      for (const [at, fixture] of fixtures.entries()) {
+        const open = await openWarm(fixture, counter);
+        const path = (): SessionEntry[] => fixture.tree.pathTo(fixture.baseLeaf);
+        const deps = growthDeps(counter, fixture.cache);
+        const panel = timed(() => panelUpdate(path(), deps));
+        const picker = timed(() => restorePicker(path()));
+        const dropped = timed(() => droppedAtCompaction(path()));
+        if (round === 0) continue;
+        record('open', at, open);
+        record('panel', at, panel);
+        record('picker', at, picker);
+        record('dropped', at, dropped);
+      }
+    }
+    for (let round = 0; round < options.samples + 5; round++) {
+      for (const [at, fixture] of fixtures.entries()) {
+        const turn = turnBeyond(fixture, counter, `g${round}`);
+        const path = fixture.tree.pathTo(fixture.baseLeaf);
+        const deps = growthDeps(counter, fixture.cache);
+        measureContext(path, deps);
+        const remeasure = timed(() => measureContext(path, deps));
+        if (round < 5) continue;
+        record('turn', at, turn);
+        record('remeasure', at, remeasure);
+      }
+    }
+    const memory = [childMemory(options.root, undefined), ...fixtures.map((fixture) => childMemory(options.root, fixture))];
+    return growthResult(fixtures, times, memory);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function growthResult(fixtures: readonly Fixture[], times: Map<string, number[][]>, memory: ReadonlyArray<Memory | undefined>): FamilyResult {
+  const sizes = fixtures.map((fixture) => fixture.size);
+  const first = 0;
+  const last = sizes.length - 1;
+  const rows: BenchRow[] = [];
+  const medians = new Map<string, number[]>();
+  for (const op of GROWTH_OPERATIONS) {
+    const values = (times.get(op.key) ?? []).map((samples) => median(samples));
+    medians.set(op.key, values);
+    values.forEach((value, at) => {
+      const fixture = fixtures[at] as Fixture;
+      rows.push(row({ key: `growth.${op.key}.ms.${fixture.size}`, label: `12. ${op.label}, ${fixture.size.toLocaleString('en-US')} entries`, value, unit: 'ms', target: op.key === 'turn' ? '≤ 1 ms' : '', met: op.key === 'turn' ? value <= 1 : null, detail: `median of ${(times.get(op.key)?.[at] ?? []).length} CPU samples; ${fixture.compactions} compactions, ${fixture.drops} drops`, section: true }));
+    });
+    const from = op.shape === 'flat' ? first : Math.max(first, last - 1);
+    const ratio = perDoubling(values[from] as number, values[last] as number, sizes[from] as number, sizes[last] as number);
+    const limit = op.shape === 'flat' ? FLAT_PER_DOUBLING : LINEAR_PER_DOUBLING;
+    const early = last > first + 1 ? perDoubling(values[first] as number, values[first + 1] as number, sizes[first] as number, sizes[first + 1] as number) : Number.NaN;
+    rows.push(
+      row({
+        key: `growth.${op.key}.perDoubling`,
+        label: `12. ${op.label}: time per doubling of the session, ${sizeLabel(sizes[from] as number)} → ${sizeLabel(sizes[last] as number)}`,
+        value: Number.isFinite(ratio) ? ratio : null,
+        unit: '×',
+        target: op.shape === 'flat' ? `≤ ${FLAT_PER_DOUBLING} (flat)` : `≤ ${LINEAR_PER_DOUBLING} (linear)`,
+        met: ratio <= limit,
+        detail: `${values.map((value, at) => `${sizeLabel(sizes[at] as number)}: ${ms(value)}`).join(', ')}; per doubling ${sizeLabel(sizes[first] as number)} → ${sizeLabel(sizes[first + 1] ?? 0)}: ${formatNumber(early, '×')}`,
+      }),
+    );
+  }
+  const base = memory[0];
+  const peaks = fixtures.map((_, at) => memory[at + 1]);
+  peaks.forEach((peak, at) => {
+    const fixture = fixtures[at] as Fixture;
+    rows.push(row({ key: `growth.memory.peakRssMb.${fixture.size}`, label: `12. peak memory (RSS) opening ${fixture.size.toLocaleString('en-US')} entries`, value: peak ? peak.peakRssMb : null, unit: 'MB', target: '', detail: peak ? `a fresh process that opens the session with its saved counts, updates the panel and lists the picker; ${peak.retainedHeapMb.toFixed(1)} MB of heap retained after; the file is ${(fixture.bytes / 1e6).toFixed(1)} MB; a process with the tokenizer alone peaks at ${base ? base.peakRssMb.toFixed(0) : 'n/a'} MB` : 'the child process failed', section: true }));
+  });
+  const above = (at: number): number => ((peaks[at]?.peakRssMb ?? Number.NaN) - (peaks[first]?.peakRssMb ?? Number.NaN));
+  // Growth of what the session adds above the smallest one: linear memory makes 99k/9k of entries ≈ 11× (2.06× per doubling).
+  const memoryRatio = last >= 2 ? (above(last) / above(last - 1)) ** (1 / Math.log2(((sizes[last] as number) - (sizes[first] as number)) / ((sizes[last - 1] as number) - (sizes[first] as number)))) : Number.NaN;
+  rows.push(
+    row({
+      key: 'growth.memory.perDoubling',
+      label: `12. peak memory above the ${sizeLabel(sizes[first] as number)} session, per doubling of what was added`,
+      value: Number.isFinite(memoryRatio) ? memoryRatio : null,
+      unit: '×',
+      target: `≤ ${LINEAR_PER_DOUBLING} (linear)`,
+      met: memoryRatio <= LINEAR_PER_DOUBLING,
+      detail: peaks.map((peak, at) => `${sizeLabel(sizes[at] as number)}: ${peak ? `${peak.peakRssMb.toFixed(0)} MB` : 'n/a'}`).join(', '),
+    }),
+  );
+  const curves = GROWTH_OPERATIONS.map((op) => ({ label: op.label, points: (medians.get(op.key) ?? []).map((value, at) => ({ size: sizes[at] as number, ms: value })) }));
+  return {
+    rows,
+    section: () => growthSection(fixtures, medians, rows, peaks),
+    limits: () => growthLimits(rows, sizes),
+    pictures: () => [{ file: 'docs/bench/growth.svg', content: growthSvg('CPU time against session length (log–log)', curves) }],
+  };
+}
+
+function figure(rows: readonly BenchRow[], key: string): BenchRow | undefined {
+  return rows.find((candidate) => candidate.key === key);
+}
+
+function growthSection(fixtures: readonly Fixture[], medians: Map<string, number[]>, rows: readonly BenchRow[], peaks: ReadonlyArray<Memory | undefined>): string {
+  const sizes = fixtures.map((fixture) => fixture.size);
+  const header = `| operation | ${sizes.map((size) => `${size.toLocaleString('en-US')} entries`).join(' | ')} | per doubling | target | met? |`;
+  const lines = [header, `| --- | ${sizes.map(() => '---').join(' | ')} | --- | --- | --- |`];
+  for (const op of GROWTH_OPERATIONS) {
+    const ratio = figure(rows, `growth.${op.key}.perDoubling`);
+    lines.push(`| ${op.label} | ${(medians.get(op.key) ?? []).map(ms).join(' | ')} | ${formatNumber(ratio?.value ?? null, '×')} | ${ratio?.target ?? ''} | ${ratio?.met ? 'met' : 'NOT met'} |`);
+  }
+  const memoryRatio = figure(rows, 'growth.memory.perDoubling');
+  lines.push(`| peak memory (RSS) | ${peaks.map((peak) => (peak ? `${peak.peakRssMb.toFixed(0)} MB` : 'n/a')).join(' | ')} | ${formatNumber(memoryRatio?.value ?? null, '×')} | ${memoryRatio?.target ?? ''} | ${memoryRatio?.met ? 'met' : 'NOT met'} |`);
+  const shape = fixtures.map((fixture) => `${fixture.size.toLocaleString('en-US')} entries: ${fixture.compactions} compactions, ${fixture.drops} drops, ${(fixture.bytes / 1e6).toFixed(1)} MB`).join('; ');
+  return [
+    '## Growth with session length (row 12)',
+    '',
+    `Synthetic sessions of real texts from \`large-session.jsonl\` (a request, a \`read_file\` call, its result and a reply per turn, texts shortened so 100,000 entries stay tens of megabytes), with ${COMPACTIONS_PER_ENTRY * 100_000} compactions and ${(DROPS_PER_ENTRY * 100_000).toLocaleString('en-US')} drops per 100,000 entries spread through them (${shape}). Medians of CPU time, the sizes sampled in turn within one process; "per doubling" is (time at the larger size / time at the smaller)^(1 / doublings between them): 1× is flat, 2× linear, 4× quadratic. Flat operations are judged from the smallest size to the largest, linear ones from 10k to 100k. Peak memory is the resident-set peak of a fresh process per size.`,
+    '',
+    '![growth curves](docs/bench/growth.svg)',
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+function growthLimits(rows: readonly BenchRow[], sizes: readonly number[]): string {
+  const value = (key: string, unit: string): string => formatNumber(figure(rows, key)?.value ?? null, unit);
+  const largest = sizes.at(-1) ?? 0;
+  return `12. **Growth (per doubling: open ${value('growth.open.perDoubling', '×')}, one turn ${value('growth.turn.perDoubling', '×')}, re-measure ${value('growth.remeasure.perDoubling', '×')}, panel ${value('growth.panel.perDoubling', '×')}, picker ${value('growth.picker.perDoubling', '×')}, dropped parts ${value('growth.dropped.perDoubling', '×')}):** a turn costs its own entries: \`countPath\` extends a per-session store, \`countContext\` resumes from the memo at the previous leaf, and the prune plan comes from an index that keeps what planPrune's walk reads (requests, pruned results, prunable results with prefix sums of their costs), so its boundary is a binary search and a new marker (prune, pin, drop, compaction) rebuilds it once. Re-measuring an unchanged path (${value(`growth.remeasure.ms.${largest}`, 'ms')} at ${largest.toLocaleString('en-US')} entries) is lookups only. Opening reads and parses every line (linear by nature); entries a compaction summarized are never tokenized, so the saved counts and the cold count hold only what the context sends. The panel update is linear: its history, turns and usage views each read the path once, and the compaction history and the picker describe all compactions from one pass (they searched the path once per compaction). The dropped parts are listed in one pass with each drop costing its own ids (each drop filtered the whole path before).`;
+}
+
