@@ -99,3 +99,20 @@ export function ms(value: number): string {
   if (value < 1) return `${(value * 1000).toFixed(0)} µs`;
   return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 }
+
+/** A row's figure as printed in the table (value with its unit), for the families' "what limits" text. */
+export function figureOf(rows: readonly BenchRow[]): (key: string) => string {
+  return (key) => {
+    const found = rows.find((r) => r.key === key);
+    return found ? formatNumber(found.value, found.unit) : 'n/a';
+  };
+}
+
+/** "met", "NOT met" or "no target" for a row, for the families' "what limits" text. */
+export function verdictOf(rows: readonly BenchRow[]): (key: string) => string {
+  return (key) => {
+    const found = rows.find((r) => r.key === key);
+    if (!found || found.target === '') return 'no target';
+    return found.met === true ? 'met' : 'NOT met';
+  };
+}

@@ -60,7 +60,13 @@ export function growthSession(size: number): SessionEntry[] {
   const pick = (list: readonly string[], at: number): string => list[at % list.length] ?? `text ${at}`;
   while (entries.length < size) {
     const index = entries.length;
-    if (compactions < Math.floor(index * COMPACTIONS_PER_ENTRY) && turnStarts.length > 3) {
+    // The last turns stay free of markers and whole, so a new turn follows a finished one, as it would in use.
+    if (size - index < 4) {
+      push({ type: 'assistant', id: `r${turn}-${index}`, text: pick(texts.replies, index), toolCalls: [] } as Omit<SessionEntry, 'parentId' | 'timestamp'>);
+      continue;
+    }
+    const markersAllowed = size - index > 12;
+    if (markersAllowed && compactions < Math.floor(index * COMPACTIONS_PER_ENTRY) && turnStarts.length > 3) {
       compactions++;
       const kept = entries[turnStarts[turnStarts.length - 3] as number] as SessionEntry;
       const compaction: Omit<CompactionEntry, 'parentId' | 'timestamp'> = {
@@ -77,7 +83,7 @@ export function growthSession(size: number): SessionEntry[] {
       push(compaction);
       continue;
     }
-    if (drops < Math.floor(index * DROPS_PER_ENTRY) && turnStarts.length > 0) {
+    if (markersAllowed && drops < Math.floor(index * DROPS_PER_ENTRY) && turnStarts.length > 0) {
       drops++;
       const from = turnStarts[turnStarts.length - 1] as number;
       const ids = entries.slice(from).filter((entry) => entry.type === 'user' || entry.type === 'assistant' || entry.type === 'toolResult').map((entry) => entry.id);
@@ -92,7 +98,7 @@ export function growthSession(size: number): SessionEntry[] {
     push({ type: 'assistant', id: `r${turn}`, text: pick(texts.replies, turn), toolCalls: [] } as Omit<SessionEntry, 'parentId' | 'timestamp'>);
     turn++;
   }
-  return entries.slice(0, size);
+  return entries;
 }
 
 /** Writes the session as our log file (header line, then one entry per line). */

@@ -6,20 +6,20 @@ import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { accountingBench } from './accountingBench';
-import { accuracyBench } from './accuracyBench';
+import { accuracyBench, accuracyLimits } from './accuracyBench';
 import { activationBench } from './activationBench';
 import { benchDocument } from './benchDocument';
 import { asFamily, formatMarkdown, formatTable, targetLine, type BenchRow, type FamilyResult } from './benchReport';
 import { costFigures, costMarkdownSection, costRows, costTables, costValue, runCostReplay, writeFrontierPictures, type CostRun } from './costBench';
 import { costTuning } from './costTuning';
-import { delegationBench } from './delegationBench';
+import { delegationBench, delegationLimits } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
 import { growthBench } from './growthBench';
 import { incrementalBench } from './incrementalBench';
-import { hostileLoadBench } from './hostileLoadBench';
-import { pathologicalBench } from './pathologicalBench';
-import { planningBench } from './planningBench';
-import { responsivenessBench } from './responsivenessBench';
+import { hostileLoadBench, hostileLoadLimits } from './hostileLoadBench';
+import { pathologicalBench, pathologicalLimits } from './pathologicalBench';
+import { planningBench, planningLimits } from './planningBench';
+import { responsivenessBench, responsivenessLimits } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
 import { smokeBench } from './smokeBench';
 
@@ -49,6 +49,11 @@ function packageExtension(): string | null {
   const result = spawnSync('npm', ['run', 'package'], { cwd: process.cwd(), encoding: 'utf8', timeout: 180_000 });
   if (result.status === 0) return null;
   return `npm run package failed (exit ${String(result.status)}): ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}`;
+}
+
+/** A family whose "what limits" paragraph is written by a function of its rows. */
+function withLimits(rows: BenchRow[], limits: (rows: readonly BenchRow[]) => string): FamilyResult {
+  return { rows, limits: () => limits(rows) };
 }
 
 /** Why --write refuses this run, or undefined for a full run. */
@@ -98,21 +103,23 @@ async function main(): Promise<number> {
   const steps: Array<[string, () => StepResult | Promise<StepResult>]> = [
     ['accounting overhead', () => accountingBench(counter, n(9))],
     ['incremental cost', () => incrementalBench(counter, n(200))],
-    ['responsiveness', () => responsivenessBench(counter, n(5))],
+    ['responsiveness', async () => withLimits(await responsivenessBench(counter, n(5)), responsivenessLimits)],
     ['session load', () => sessionLoadBench(counter, n(9))],
-    ['planning', () => planningBench(counter, n(50))],
-    ['accuracy', () => accuracyBench(counter)],
+    ['planning', () => withLimits(planningBench(counter, n(50)), planningLimits)],
+    ['accuracy', () => withLimits(accuracyBench(counter), accuracyLimits)],
     [
       'activation and size',
       () => {
-        const failure = args.has('--package') ? packageExtension() : null;
+        // --write documents the bundles that ship, so it builds them first.
+        const packaging = args.has('--package') || args.has('--write');
+        const failure = packaging ? packageExtension() : null;
         if (failure) log(failure);
-        return activationBench(process.cwd(), n(5));
+        return activationBench(process.cwd(), n(5), packaging && failure === null);
       },
     ],
-    ['pathological input', () => pathologicalBench(counter, n(5))],
-    ['hostile session load', () => hostileLoadBench(n(5))],
-    ['delegation', () => delegationBench(counter, quick)],
+    ['pathological input', () => withLimits(pathologicalBench(counter, n(5)), pathologicalLimits)],
+    ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
+    ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(60) })],
     [
       'cost per session',

@@ -2,7 +2,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { textSlices } from '../src/core/tokens/textSlices';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
-import { ms, row, type BenchRow } from './benchReport';
+import { figureOf, ms, row, verdictOf, type BenchRow } from './benchReport';
 import { collectGarbage, median, timeOnce } from './timing';
 import { bigToolOutput } from './workloads';
 
@@ -94,4 +94,10 @@ export async function responsivenessBench(counter: TokenCounter, iterations: num
       detail: `${slices.length} slices, CPU per slice: median ${ms(median(sliceMs))}, slowest ${ms(sliceMs[slowest] ?? 0)} (${slowText.length} chars, longest whitespace-free run ${longestRun} chars); slicing costs ${(slicedTotal / wholeTotal).toFixed(2)}× the total time; count differs by ${drift} of ${whole[0]?.tokens ?? 0} tokens`,
     }),
   ];
+}
+
+/** Row 3's paragraph of "What limits each row", with this run's figures. */
+export function responsivenessLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `3. **Responsiveness (${verdictOf(rows)('responsiveness.slicedLongestMs')}: longest stretch ${figure('responsiveness.slicedLongestMs')} wall time, slowest slice ${figure('responsiveness.slowestSliceCpuMs')} CPU):** \`countTextSliced\` counts 64k-character slices cut where BPE pre-tokenization splits anyway and yields between them, so the longest stretch is one slice; on a loaded machine the wall-clock stretch is at the mercy of the scheduler, which the CPU figure of the slowest slice leaves out. Whole \`countText\` blocks for the entire text (the sliced stretch is ${figure('responsiveness.stretchRatio')} of it).`;
 }

@@ -76,7 +76,7 @@ function apply(builder: PathBuilder, step: Op, n: number): void {
       builder.at(pick(path, step.pick)?.id ?? null);
       return;
     case 'label':
-      builder.entries.push({ type: 'label', id: `l${n}`, parentId: builder.leaf, timestamp: '2025-01-01T00:00:00.000Z', targetId: builder.leaf ?? '', label: 'note' } as SessionEntry);
+      builder.entries.push({ type: 'label', id: `l${n}`, parentId: builder.leaf, timestamp: '2025-01-01T00:00:00.000Z', targetId: builder.leaf ?? '', label: 'note' });
       builder.at(`l${n}`);
       return;
     case 'settings':

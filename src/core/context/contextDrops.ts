@@ -161,10 +161,16 @@ function describeEntries(entries: readonly MessageEntry[]): string {
  */
 export function droppedParts(path: readonly SessionEntry[], end: number): string[] {
   const dropped = droppedEntryIds(path);
-  const index = new Map(path.map((entry, at) => [entry.id, at] as const));
-  /** Where each message id stands on the path (every occurrence, as describeDropped's filter finds them). */
+  // Positions are kept only for ids a drop names: no map of every id on the path.
+  const named = new Set<string>();
+  for (const entry of path) if (entry.type === 'drop' && entry.dropped) for (const id of entry.entryIds) named.add(id);
+  /** The last position of each named id (what a map built from the whole path would hold). */
+  const index = new Map<string, number>();
+  /** Where each named message id stands on the path (every occurrence, as describeDropped's filter finds them). */
   const positions = new Map<string, number[]>();
   path.forEach((entry, at) => {
+    if (!named.has(entry.id)) return;
+    index.set(entry.id, at);
     if (!isMessageEntry(entry)) return;
     const list = positions.get(entry.id);
     if (list) list.push(at);

@@ -27,30 +27,43 @@ const coveragesByPath = new WeakMap<readonly SessionEntry[], Map<string, Compact
 export function compactionCoverages(path: readonly SessionEntry[]): ReadonlyMap<string, CompactionCoverage> {
   const known = coveragesByPath.get(path);
   if (known) return known;
+  // Only the kept entries compactions name need a position: no map of every id on the path.
   const firstIndex = new Map<string, number>();
-  /** requestsBefore[i]: the person's requests in path[0..i); nextRequest[i]: the first at or after i (path.length when none). */
-  const requestsBefore = new Int32Array(path.length + 1);
-  const nextRequest = new Int32Array(path.length + 1);
+  const named = new Set<string>();
+  for (const entry of path) if (entry.type === 'compaction' && entry.firstKeptEntryId !== null) named.add(entry.firstKeptEntryId);
+  /** Positions of the person's requests, ascending: a range's requests are found by binary search. */
+  const requests: number[] = [];
   path.forEach((entry, index) => {
-    if (!firstIndex.has(entry.id)) firstIndex.set(entry.id, index);
-    requestsBefore[index + 1] = (requestsBefore[index] as number) + (isRequest(entry) ? 1 : 0);
+    if (named.has(entry.id) && !firstIndex.has(entry.id)) firstIndex.set(entry.id, index);
+    if (isRequest(entry)) requests.push(index);
   });
-  nextRequest[path.length] = path.length;
-  for (let index = path.length - 1; index >= 0; index--) nextRequest[index] = isRequest(path[index]) ? index : (nextRequest[index + 1] as number);
   const coverages = new Map<string, CompactionCoverage>();
   let start = 0;
   path.forEach((entry, at) => {
     if (entry.type !== 'compaction') return;
     const keptAt = entry.firstKeptEntryId === null ? -1 : (firstIndex.get(entry.firstKeptEntryId) ?? -1);
     const end = keptAt >= start ? keptAt : at;
-    const turns = end > start ? (requestsBefore[end] as number) - (requestsBefore[start] as number) : 0;
-    const first = turns > 0 ? path[nextRequest[start] as number] : undefined;
+    const from = countBelow(requests, start);
+    const turns = end > start ? countBelow(requests, end) - from : 0;
+    const first = turns > 0 ? path[requests[from] as number] : undefined;
     // A compaction found again later on the path (hostile data) keeps its first description, as a search would.
     if (!coverages.has(entry.id)) coverages.set(entry.id, { turns, firstRequest: first?.type === 'user' ? shortened(first.text) : '' });
     start = keptAt >= 0 ? keptAt : at + 1;
   });
   coveragesByPath.set(path, coverages);
   return coverages;
+}
+
+/** How many of the ascending `positions` are below `value`. */
+function countBelow(positions: readonly number[], value: number): number {
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((positions[middle] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function isRequest(entry: SessionEntry | undefined): boolean {
