@@ -43,13 +43,33 @@ function summaryTokens(counts: EntryCounts, compactionId: string): number | unde
   return counts.full instanceof PathCountMap ? counts.full.summaryTokens(compactionId) : undefined;
 }
 
+/** Synthetic repairs (a cancelled call's stand-in result) repeat the same few texts: counted once per counter and text. */
+const syntheticCounts = new WeakMap<TokenCounter, Map<string, number>>();
+
+function countUncached(counter: TokenCounter, item: ContextItem): number {
+  const message = item.message;
+  if (item.kind !== 'synthetic' || message.role !== 'tool' || typeof message.content !== 'string') return counter.countMessage(message);
+  let known = syntheticCounts.get(counter);
+  if (!known) {
+    known = new Map();
+    syntheticCounts.set(counter, known);
+  }
+  let tokens = known.get(message.content);
+  if (tokens === undefined) {
+    if (known.size >= 64) known.clear();
+    tokens = counter.countMessage(message);
+    known.set(message.content, tokens);
+  }
+  return tokens;
+}
+
 /** Adds the items' tokens to the body sums. */
 export function addItems(state: BodyState, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports): void {
   for (const item of items) {
     const report = item.entryId !== undefined && item.kind === 'entry' ? reports(item.entryId) : undefined;
     if (report !== undefined) state.report = { promptTokens: report, before: state.summary + state.messages + state.toolResults };
     const cached = item.entryId === undefined ? undefined : item.kind === 'summary' ? summaryTokens(counts, item.entryId) : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
-    const tokens = item.kind === 'synthetic' || cached === undefined ? counter.countMessage(item.message) : cached;
+    const tokens = item.kind === 'synthetic' || cached === undefined ? countUncached(counter, item) : cached;
     if (item.kind === 'summary') state.summary += tokens;
     else if (item.message.role === 'tool') state.toolResults += tokens;
     else if (item.kind !== 'system') state.messages += tokens;
