@@ -123,7 +123,7 @@ export function panelUpdate(path: SessionEntry[], deps: CountingDeps): number {
 
 /** The Restore Pre-Compaction picker's list: every compaction on the branch, newest first, described. */
 export function restorePicker(path: readonly SessionEntry[]): number {
-  const compactions = path.flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
+  const compactions = path.filter((entry): entry is CompactionEntry => entry.type === 'compaction');
   return [...compactions].reverse().map((entry) => describeCompaction(path, entry, (tokens) => `${Math.round(tokens / 1000)}k`)).length;
 }
 

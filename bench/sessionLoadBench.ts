@@ -61,8 +61,12 @@ function contextTexts(path: Parameters<typeof buildContext>[0]): string[] {
   ]);
 }
 
-/** A cold open may cost this much more than parsing the lines and tokenizing what the context sends with gpt-tokenizer directly. */
-const COLD_LIMIT = 1.3;
+/**
+ * A cold open may cost this much more than parsing the lines and tokenizing what the context sends with gpt-tokenizer
+ * directly: it also counts the per-message framing, the placeholders the prune plan weighs, and builds the context
+ * (before issue 29 it was 2.2×: every entry and a regex pre-scan of every text).
+ */
+const COLD_LIMIT = 1.6;
 
 export async function sessionLoadBench(counter: TokenCounter, iterations: number): Promise<FamilyResult> {
   const dir = mkdtempSync(nodePath.join(tmpdir(), 'compaction-bench-'));
