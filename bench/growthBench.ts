@@ -140,7 +140,7 @@ function sizeLabel(size: number): string {
 
 export interface GrowthOptions {
   root: string;
-  /** Samples of the cheap operations (turn, re-measure) per size; the costly ones take a fifth as many (at least 3). */
+  /** Samples of the cheap operations (turn, re-measure) per size; the costly ones take an eighth as many (at least 3). */
   samples: number;
   sizes?: readonly number[];
 }
@@ -155,7 +155,7 @@ export async function growthBench(counter: TokenCounter, options: GrowthOptions)
       times.get(key)?.[at]?.push(value);
     };
     // Interleaved rounds: every size is sampled in turn, so the machine's drift touches all sizes alike.
-    const costly = Math.max(3, Math.round(options.samples / 5));
+    const costly = Math.max(3, Math.round(options.samples / 8));
     for (let round = 0; round < costly + 1; round++) {
       for (const [at, fixture] of fixtures.entries()) {
         // Each timed call follows an untimed one of the same size: process CPU time includes the collector's helper

@@ -120,7 +120,7 @@ async function main(): Promise<number> {
     ['pathological input', () => withLimits(pathologicalBench(counter, n(5)), pathologicalLimits)],
     ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
     ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
-    ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(60) })],
+    ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
     [
       'cost per session',
       async () => {
