@@ -160,29 +160,39 @@ function describeEntries(entries: readonly MessageEntry[]): string {
  * 8,000 drops).
  */
 export function droppedParts(path: readonly SessionEntry[], end: number): string[] {
-  const dropped = droppedEntryIds(path);
-  // Positions are kept only for ids a drop names: no map of every id on the path.
-  const named = new Set<string>();
-  for (const entry of path) if (entry.type === 'drop' && entry.dropped) for (const id of entry.entryIds) named.add(id);
-  /** The last position of each named id (what a map built from the whole path would hold). */
-  const index = new Map<string, number>();
-  /** Where each named message id stands on the path (every occurrence, as describeDropped's filter finds them). */
-  const positions = new Map<string, number[]>();
+  /** Per id a drop names: whether it is dropped now (the last drop or undo wins), its last position, and where it stands as a message. */
+  const named = new Map<string, { dropped: boolean; last: number; positions: number[]; seen: number }>();
+  for (const entry of path) {
+    if (entry.type !== 'drop') continue;
+    for (const id of entry.entryIds) {
+      const known = named.get(id);
+      if (known) known.dropped = entry.dropped;
+      else named.set(id, { dropped: entry.dropped, last: Number.POSITIVE_INFINITY, positions: [], seen: -1 });
+    }
+  }
   path.forEach((entry, at) => {
-    if (!named.has(entry.id)) return;
-    index.set(entry.id, at);
-    if (!isMessageEntry(entry)) return;
-    const list = positions.get(entry.id);
-    if (list) list.push(at);
-    else positions.set(entry.id, [at]);
+    const known = named.get(entry.id);
+    if (!known) return;
+    known.last = at;
+    if (isMessageEntry(entry)) known.positions.push(at);
   });
   const parts: string[] = [];
-  for (const entry of path) {
-    if (entry.type !== 'drop' || !entry.dropped) continue;
-    const still = new Set(entry.entryIds.filter((id) => dropped.has(id) && (index.get(id) ?? Number.POSITIVE_INFINITY) <= end));
-    if (still.size === 0) continue;
-    const at = [...still].flatMap((id) => positions.get(id) ?? []).sort((a, b) => a - b);
-    parts.push(describeEntries(at.map((position) => path[position] as MessageEntry)));
-  }
+  path.forEach((entry, at) => {
+    if (entry.type !== 'drop' || !entry.dropped) return;
+    const positions: number[] = [];
+    for (const id of entry.entryIds) {
+      const known = named.get(id);
+      // Each id once per drop (as a set of them would), only while dropped and at or before `end`.
+      if (!known || known.seen === at || !known.dropped || known.last > end) continue;
+      known.seen = at;
+      positions.push(...known.positions);
+    }
+    if (positions.length === 0 && !entry.entryIds.some((id) => isStill(named.get(id), end))) return;
+    parts.push(describeEntries(positions.sort((a, b) => a - b).map((position) => path[position] as MessageEntry)));
+  });
   return parts;
+}
+
+function isStill(known: { dropped: boolean; last: number } | undefined, end: number): boolean {
+  return known !== undefined && known.dropped && known.last <= end;
 }
