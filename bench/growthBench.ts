@@ -51,7 +51,7 @@ export const GROWTH_OPERATIONS: readonly Operation[] = [
  * Between 10k and 100k entries the session's objects and maps leave the CPU caches, so on this machine even this
  * costs well over 2× per doubling there; a linear operation grows no faster than it, a quadratic one about 2× faster.
  */
-function yardstick(path: readonly SessionEntry[]): number {
+export function yardstick(path: readonly SessionEntry[]): number {
   return new Map(path.map((entry, index) => [entry.id, index])).size;
 }
 
