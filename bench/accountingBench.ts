@@ -6,7 +6,7 @@ import { countPath } from '../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import type { SessionEntry } from '../src/core/session/entries';
 import { isMessageEntry } from '../src/core/session/entries';
-import { ms, row, type BenchRow } from './benchReport';
+import { figureOf, ms, row, verdictOf, type FamilyResult } from './benchReport';
 import { median, medianTime, pairedRatio, timePaired } from './timing';
 import { importedEntries } from './workloads';
 
@@ -25,7 +25,7 @@ function entryStrings(entries: readonly SessionEntry[]): string[] {
   return strings;
 }
 
-export function accountingBench(counter: TokenCounter, iterations: number): BenchRow[] {
+export function accountingBench(counter: TokenCounter, iterations: number): FamilyResult {
   const path = importedEntries('before-compaction.jsonl');
   const strings = entryStrings(path);
   let ours = 0;
@@ -51,7 +51,7 @@ export function accountingBench(counter: TokenCounter, iterations: number): Benc
   const placeholderMs = medianTime(() => {
     for (const text of placeholders) countTokens(text);
   }, iterations);
-  return [
+  const rows = [
     row({
       key: 'accounting.overheadRatio',
       label: '1. accounting overhead (countPath, fresh cache / direct countTokens)',
@@ -62,4 +62,10 @@ export function accountingBench(counter: TokenCounter, iterations: number): Benc
       detail: `CPU ours ${ms(oursMs)} vs direct ${ms(directMs)} for ${path.filter(isMessageEntry).length} entries, ${(chars / 1e6).toFixed(2)} M chars; ${ours} tokens with framing vs ${direct} bare; counting the ${placeholders.length} pruned placeholders alone takes ${ms(placeholderMs)} (n=${iterations})`,
     }),
   ];
+  const figure = figureOf(rows);
+  return {
+    rows,
+    limits: () =>
+      `1. **Accounting overhead (${verdictOf(rows)('accounting.overheadRatio')}: ${figure('accounting.overheadRatio')}):** what remains beyond gpt-tokenizer's own count is finding whitespace-free runs longer than 256 characters (counted in pieces, since BPE is quadratic in a pre-token's length): a window of 257 characters is read from its end backwards and the first space found moves it past, so prose costs about one word per 250 characters (the \`/\\S{257,}/\` regex it replaces re-read a run at every position inside it, 0.6× of tokenizing), plus the per-message framing (part of the count) and one record per entry in the session's count store. Entries are counted from their fields (\`TokenCounter.countMessageParts\`, no message object built), on first use.`,
+  };
 }

@@ -9,7 +9,7 @@ import type { SessionEntry } from '../src/core/session/entries';
 import { CountCache } from '../src/core/tokens/countCache';
 import { countPath } from '../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
-import { row, type BenchRow } from './benchReport';
+import { figureOf, row, verdictOf, type BenchRow } from './benchReport';
 import { median, percentile } from './timing';
 import { importedEntries, REAL_SESSIONS } from './workloads';
 
@@ -128,4 +128,10 @@ export function accuracyBench(counter: TokenCounter): BenchRow[] {
       detail: `calibrated median ${calibratedDelta.p50.toFixed(1)} %, p95 ${calibratedDelta.p95.toFixed(1)} % vs uncalibrated median ${rawDelta.p50.toFixed(1)} %, p95 ${rawDelta.p95.toFixed(1)} % over ${all.calibratedDelta.length} anchored calls (the appended part includes the previous reply, whose thinking we never send)`,
     }),
   ];
+}
+
+/** Row 6's paragraph of "What limits each row", with this run's figures. */
+export function accuracyLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `6. **Accuracy (${verdictOf(rows)('accuracy.calibratedP95')}: calibrated p95 ${figure('accuracy.calibratedP95')} vs chars/4's ${figure('accuracy.charsP95')}):** the estimate is anchored on the previous reported prompt, so only the appended tail is estimated; the error that remains is in that tail (p95 ${figure('accuracy.appendedCalibratedP95')} of the tail, which holds the previous reply whose thinking we never send but the provider counts), and the raw o200k count alone is ${figure('accuracy.rawP95')} off at p95 (pi's system prompt and tool definitions are unknown to us, and Claude's tokenizer is not o200k). Anchoring does most of the work: chars/4 anchored the same way reaches p95 ${figure('accuracy.charsAnchoredP95')}.`;
 }

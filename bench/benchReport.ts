@@ -15,6 +15,44 @@ export interface BenchRow {
   met: boolean | null;
   /** Absolute medians and other context for the figure. */
   detail: string;
+  /** Shown in its family's own section of BENCHMARKS.md rather than in the main table (still in the JSON and the count). */
+  section?: boolean;
+}
+
+/** A file a family draws from its run (a picture), written by `--write` beside BENCHMARKS.md. */
+export interface BenchPicture {
+  /** Relative to the repository root. */
+  file: string;
+  content: string;
+}
+
+/**
+ * What one family of benchmarks contributes to a run and to BENCHMARKS.md: its rows, the paragraph of "What limits
+ * each row" with this run's figures in it, an optional section of its own, and pictures.
+ */
+export interface FamilyResult {
+  rows: BenchRow[];
+  limits?: () => string;
+  section?: () => string;
+  pictures?: () => BenchPicture[];
+}
+
+/** A step's answer as a family (older steps return bare rows). */
+export function asFamily(result: BenchRow[] | FamilyResult): FamilyResult {
+  return Array.isArray(result) ? { rows: result } : result;
+}
+
+/** Rows that name a target: met only when measured and `met` is true. */
+export function targetRows(rows: readonly BenchRow[]): BenchRow[] {
+  return rows.filter((r) => r.target !== '');
+}
+
+/** "N of M targets met" (and which were not). */
+export function targetLine(rows: readonly BenchRow[]): { met: number; total: number; missed: BenchRow[]; line: string } {
+  const targets = targetRows(rows);
+  const missed = targets.filter((r) => r.met !== true);
+  const met = targets.length - missed.length;
+  return { met, total: targets.length, missed, line: `${met} of ${targets.length} targets met` };
 }
 
 export function row(fields: Omit<BenchRow, 'met'> & { met?: boolean | null }): BenchRow {
@@ -60,4 +98,21 @@ export function ms(value: number): string {
   if (!Number.isFinite(value)) return 'n/a';
   if (value < 1) return `${(value * 1000).toFixed(0)} µs`;
   return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+}
+
+/** A row's figure as printed in the table (value with its unit), for the families' "what limits" text. */
+export function figureOf(rows: readonly BenchRow[]): (key: string) => string {
+  return (key) => {
+    const found = rows.find((r) => r.key === key);
+    return found ? formatNumber(found.value, found.unit) : 'n/a';
+  };
+}
+
+/** "met", "NOT met" or "no target" for a row, for the families' "what limits" text. */
+export function verdictOf(rows: readonly BenchRow[]): (key: string) => string {
+  return (key) => {
+    const found = rows.find((r) => r.key === key);
+    if (!found || found.target === '') return 'no target';
+    return found.met === true ? 'met' : 'NOT met';
+  };
 }

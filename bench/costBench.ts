@@ -450,6 +450,8 @@ function sessionSetSection(run: CostRun, pictures: string, prefix: string): stri
 export function costMarkdownSection(run: CostRun): string {
   const pictures = 'docs/bench';
   const out: string[] = [
+    '## Value: cost against availability (row 8)',
+    '',
     `Row 8 is its own family (\`bench/costBench.ts\`): \`npm run bench -- --only=value\` runs it alone (${(run.seconds + (run.public?.seconds ?? 0)).toFixed(0)} s of replay in this run), \`--quick\` replays the first 12 user turns of our sessions and the first 40 calls of each public one, \`--no-sweep\` skips our swept settings, \`--sessions <folder>\` replays any folder of pi-format session JSONL (\`.jsonl\` or \`.jsonl.gz\`) instead. \`--json\` carries \`value.<window>.<policy>.{cost, availability, availabilityLow, availabilityHigh, needRetention}\` (and counts) and \`value.<window>.defaultsOnFrontier\` for windows ${COST_WINDOWS.map((w) => w.key).join(', ')}; the default run adds the public sessions under \`value.public.<window>\`.`,
     '',
     `**Availability** (the measure of worth, \`bench/availability.ts\`): for each recorded model call, the salient things its recorded reply uses (file paths and names, code identifiers, numbers of 3+ digits, error codes, whole shell commands) that appeared earlier in the session, and of those the share that is anywhere in the prompt the policy sent for that call. It counts every way a policy loses something alike: pruning, compaction, output caps, sub-tasks, and steps a policy drops (a dropped call holds nothing). Pooled over calls, with a 90 % interval (percentile bootstrap over calls, ${BOOTSTRAP_RESAMPLES} resamples, seeded) and the counts of calls and needs.`,

@@ -18,7 +18,7 @@ import type { Tool } from '../src/core/tools/toolTypes';
 import { nodeWorkspaceAccess } from '../test/support/nodeWorkspaceAccess';
 import type { ScenarioCall, ScenarioTurn } from '../test/support/contextScenario';
 import { toolHeavyTurns } from '../test/support/scenarioWorkloads';
-import { row, type BenchRow } from './benchReport';
+import { figureOf, row, verdictOf, type BenchRow } from './benchReport';
 
 /** One scripted reply: text, and calls whose recorded outputs the replay tools return. */
 interface Reply {
@@ -137,4 +137,10 @@ export async function delegationBench(counter: TokenCounter, quick: boolean): Pr
       detail: `peak ${withDelegation.peak.toLocaleString('en-US')} vs ${without.peak.toLocaleString('en-US')} tokens over ${turns.length} tool-heavy turns at a ${window.toLocaleString('en-US')}-token window (measured by measureContext after each model call; automatic prunes ${without.prunes} vs ${withDelegation.prunes}, compactions ${without.compactions} vs ${withDelegation.compactions}); the read_file steps of each turn run in a sub-agent whose scripted answer (~60 tokens) is all the main context gets (${withDelegation.subtasks} sub-tasks, each in its own child session)`,
     }),
   ];
+}
+
+/** Row 11's paragraph of "What limits each row", with this run's figures. */
+export function delegationLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `11. **Delegation (${verdictOf(rows)('delegation.peakRatio')}: the main context peaks at ${figure('delegation.peakRatio')} of its size when each turn's file reads run in a sub-agent):** a replay, not a model: \`bench/delegationBench.ts\` runs the seeded tool-heavy turns through the real agent loop twice, once as recorded and once with each turn's \`read_file\` steps moved into one \`delegate\` call, whose child session replays those reads and answers with a fixed ~60-token sentence; \`run_command\` and \`edit_file\` steps stay in the main context (the child is read-only). The ratio therefore depends on how much of a session is reading and on the answer size a real model would write; what it shows is that the child's reads never reach the parent's context.`;
 }

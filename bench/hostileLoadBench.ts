@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { healthySession, mixedHostileSession } from '../test/support/hostileSessions';
-import { row, type BenchRow } from './benchReport';
+import { figureOf, row, verdictOf, type BenchRow } from './benchReport';
 import { median } from './timing';
 
 const SIZE = 2 * 1024 * 1024;
@@ -98,4 +98,10 @@ export async function hostileLoadBench(iterations: number): Promise<BenchRow[]> 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Row 10's paragraph of "What limits each row", with this run's figures. */
+export function hostileLoadLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `10. **Hostile session load (${verdictOf(rows)('hostileLoad.timeRatio')}: ${figure('hostileLoad.timeRatio')} CPU, ${figure('hostileLoad.memoryRatio')} heap):** what remains is the work the damage itself asks for: one warning and one quarantine record per set-aside line (written in 1 MB batches), the parent-loop pass over every entry, and a cleaned copy of the file; nothing grows with the ring's length. The heap is measured as the smallest old space the load completes in (bisection in fresh processes), because resident size follows the collector's pace more than what is live.`;
 }

@@ -6,7 +6,7 @@ import { defaultSettings } from '../src/core/settings/settings';
 import { CountCache } from '../src/core/tokens/countCache';
 import { countPath } from '../src/core/tokens/entryTokens';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
-import { ms, row, type BenchRow } from './benchReport';
+import { figureOf, ms, row, verdictOf, type BenchRow } from './benchReport';
 import { medianTime } from './timing';
 import { importedEntries, synthesizePath } from './workloads';
 
@@ -40,4 +40,10 @@ export function planningBench(counter: TokenCounter, iterations: number): BenchR
       detail: `${ms(planMs)} median; plan prunes ${pruneIds} outputs, compaction needed: ${needed} (n=${iterations})`,
     });
   });
+}
+
+/** Row 5's paragraph of "What limits each row", with this run's figures. */
+export function planningLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `5. **Planning (${verdictOf(rows)('planning.ms.10000')}: ${figure('planning.ms.1000')} at 1,000 entries, ${figure('planning.ms.10000')} at 10,000):** both planners, called here as a fresh plan of a whole session, are single linear passes over the message entries; the meter's plan on each turn comes from an index kept up to date instead (rows 2 and 12).`;
 }

@@ -2,7 +2,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { textSlices } from '../src/core/tokens/textSlices';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
-import { ms, row, type BenchRow } from './benchReport';
+import { figureOf, ms, row, verdictOf, type BenchRow } from './benchReport';
 import { collectGarbage, median, timeOnce } from './timing';
 import { bigToolOutput } from './workloads';
 
@@ -69,11 +69,12 @@ export async function responsivenessBench(counter: TokenCounter, iterations: num
   return [
     row({
       key: 'responsiveness.slicedLongestMs',
-      label: '3. longest blocking stretch counting 5 MB with countTextSliced',
+      label: '3. longest blocking stretch counting 5 MB with countTextSliced (wall time)',
       value: slicedLongest,
       unit: 'ms',
-      target: '< 50 ms',
-      met: slicedLongest < 50,
+      // Wall time: on a machine shared by other work it includes whatever time the scheduler took the CPU away, so it
+      // is judged by the two rows that do not (the slowest slice's CPU time, and the stretch against whole countText).
+      target: '',
       detail: `countText blocks ${ms(wholeLongest)} in one stretch; sliced total ${ms(slicedTotal)} vs ${ms(wholeTotal)} whole; event-loop-delay max ${ms(median(sliced.map((s) => s.histogramMaxMs)))} (n=${iterations})`,
     }),
     row({
@@ -90,8 +91,15 @@ export async function responsivenessBench(counter: TokenCounter, iterations: num
       label: '3. longest stretch, sliced / whole countText',
       value: slicedLongest / wholeLongest,
       unit: '×',
-      target: '',
+      target: '≤ 0.1',
+      met: slicedLongest / wholeLongest <= 0.1,
       detail: `${slices.length} slices, CPU per slice: median ${ms(median(sliceMs))}, slowest ${ms(sliceMs[slowest] ?? 0)} (${slowText.length} chars, longest whitespace-free run ${longestRun} chars); slicing costs ${(slicedTotal / wholeTotal).toFixed(2)}× the total time; count differs by ${drift} of ${whole[0]?.tokens ?? 0} tokens`,
     }),
   ];
+}
+
+/** Row 3's paragraph of "What limits each row", with this run's figures. */
+export function responsivenessLimits(rows: readonly BenchRow[]): string {
+  const figure = figureOf(rows);
+  return `3. **Responsiveness (${verdictOf(rows)('responsiveness.slowestSliceCpuMs')}: slowest slice ${figure('responsiveness.slowestSliceCpuMs')} CPU; the longest stretch is ${figure('responsiveness.stretchRatio')} of whole countText's, ${figure('responsiveness.slicedLongestMs')} of wall time in this run):** \`countTextSliced\` counts 64k-character slices cut where BPE pre-tokenization splits anyway and yields between them, so the longest stretch is one slice; on a loaded machine the wall-clock stretch is at the mercy of the scheduler, which the CPU figure of the slowest slice leaves out. Whole \`countText\` blocks for the entire text. The wall-clock stretch has no target of its own: on a heavily loaded machine a slice of a few milliseconds' CPU can take many times that in wall time, which says more about the machine than about the code.`;
 }

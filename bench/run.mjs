@@ -8,7 +8,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { bench: 'bench/main.ts', hostileLoadChild: 'bench/hostileLoadChild.ts' },
+  entryPoints: { bench: 'bench/main.ts', hostileLoadChild: 'bench/hostileLoadChild.ts', growthChild: 'bench/growthChild.ts' },
   bundle: true,
   platform: 'node',
   format: 'cjs',

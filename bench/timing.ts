@@ -52,7 +52,9 @@ export interface PairedTimes {
 
 /**
  * Times two variants alternately (A B, B A, ...) after warm-up, so drift of a shared, noisy machine
- * hits both sides alike; returns every sample in milliseconds.
+ * hits both sides alike; returns every sample in milliseconds. Garbage is collected every fourth pair and
+ * followed by an untimed pair, never right before a timed sample: process CPU time includes the collector's
+ * helper threads, whose sweep after a full collection would otherwise be billed to the next sample.
  */
 export function timePaired(a: () => void, b: () => void, iterations: number, warmup = 2): PairedTimes {
   for (let i = 0; i < warmup; i++) {
@@ -61,14 +63,16 @@ export function timePaired(a: () => void, b: () => void, iterations: number, war
   }
   const times: PairedTimes = { a: [], b: [] };
   for (let i = 0; i < iterations; i++) {
-    collectGarbage();
+    if (i % 4 === 0) {
+      collectGarbage();
+      a();
+      b();
+    }
     if (i % 2 === 0) {
       times.a.push(timeOnce(a));
-      collectGarbage();
       times.b.push(timeOnce(b));
     } else {
       times.b.push(timeOnce(b));
-      collectGarbage();
       times.a.push(timeOnce(a));
     }
   }

@@ -1,6 +1,6 @@
 // The command palette: restore before a compaction, restore a checkpoint, switch branch, compact, prune, drop, hand-off, budget, sessions, setup, key, settings.
 import * as vscode from 'vscode';
-import type { SessionEntry } from '../core/session/entries';
+import type { CompactionEntry, SessionEntry } from '../core/session/entries';
 import { isMessageEntry } from '../core/session/entries';
 import { formatTokens, formatWhen } from '../shared/budgetFormat';
 import type { AgentSession } from './agentSession';
@@ -78,7 +78,7 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
   const session = await requireSession(deps);
   if (!session) return;
   const path = session.log.path();
-  const compactions = path.flatMap((entry) => (entry.type === 'compaction' ? [entry] : []));
+  const compactions = path.filter((entry): entry is CompactionEntry => entry.type === 'compaction');
   if (compactions.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('There is no compaction on the current branch of this session: nothing to restore.'));
     return;

@@ -1,5 +1,5 @@
 // `npm test`: lint, types, unit, faults, host and UI tiers in order; prints each tier's result and one final `N passed, N failed`.
-// Env: AGENT_TEST_TIERS=unit,host runs a subset (names: lint, types, unit, faults, host, ui).
+// Env: AGENT_TEST_TIERS=unit,host runs a subset (names: lint, types, unit, smoke, faults, host, ui).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +34,8 @@ const TIERS = [
     before: () => fs.rmSync(VITEST_JSON, { force: true }),
     counts: vitestCounts,
   },
+  // The bench's smoke form: speed regressions as ratios measured in one process (prints `N passed, N failed`; exit 1 on a regression).
+  { name: 'smoke', command: [process.execPath, 'bench/run.mjs', '--smoke'] },
   { name: 'faults', command: [process.execPath, 'test/harness/runFaults.mjs'], when: 'test/harness/runFaults.mjs' },
   { name: 'host', command: [process.execPath, 'test/harness/runHostTests.mjs', '--with-endpoint'] },
   { name: 'ui', command: [process.execPath, 'test/ui/runUi.mjs'] },

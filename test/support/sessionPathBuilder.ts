@@ -1,5 +1,5 @@
 // Test helper: builds entry chains (u1, a1, t1 ...) with ids, parents and timestamps filled in.
-import type { AssistantEntry, CompactionEntry, PinEntry, PruneEntry, SessionEntry, ToolResultEntry, UserEntry } from '../../src/core/session/entries';
+import type { AssistantEntry, CompactionEntry, DropEntry, PinEntry, PruneEntry, SessionEntry, ToolResultEntry, UserEntry } from '../../src/core/session/entries';
 
 export class PathBuilder {
   readonly entries: SessionEntry[] = [];
@@ -54,6 +54,10 @@ export class PathBuilder {
 
   pin(id: string, targetId: string, pinned = true): PinEntry {
     return this.add<PinEntry>({ type: 'pin', id, targetId, pinned });
+  }
+
+  drop(id: string, entryIds: string[], dropped = true): DropEntry {
+    return this.add<DropEntry>({ type: 'drop', id, entryIds, dropped, label: `drop ${id}`, tokens: 0 });
   }
 
   /** Root→leaf path of the current leaf. */

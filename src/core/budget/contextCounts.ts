@@ -33,8 +33,22 @@ function reportOf(entry: SessionEntry | undefined, counter: TokenCounter): numbe
   // A copy made by an undo carries the report of the prompt its original was answered from (a compacted
   // one): it describes another context and must never anchor this one.
   if (entry.copyOf !== undefined) return undefined;
-  if (entry.model !== undefined && !sameTokenizer(entry.model, counter.modelId)) return undefined;
+  if (entry.model !== undefined && !sameUnits(entry.model, counter.modelId)) return undefined;
   return entry.usage.promptTokens;
+}
+
+/** sameTokenizer's answers by model pair: every assistant entry names its model, and a session uses a handful. */
+const sameUnitsMemo = new Map<string, boolean>();
+
+function sameUnits(model: string, counterModel: string): boolean {
+  const key = `${model}\u0000${counterModel}`;
+  let same = sameUnitsMemo.get(key);
+  if (same === undefined) {
+    if (sameUnitsMemo.size >= 256) sameUnitsMemo.clear();
+    same = sameTokenizer(model, counterModel);
+    sameUnitsMemo.set(key, same);
+  }
+  return same;
 }
 
 /** The system message's tokens: the base prompt and the user's instruction files (its last section), apart. */
@@ -109,8 +123,8 @@ export function countContext(
   const byId = view ? undefined : new Map(path.map((entry) => [entry.id, entry]));
   const reports = (entryId: string): number | undefined => reportOf(view ? view.record(entryId)?.entry : byId?.get(entryId), counter);
   const items = buildContext(path).items;
-  const state: BodyState = { summary: 0, messages: 0, toolResults: 0, report: null };
-  addItems(state, items, counts, counter, reports);
-  if (view) rememberContext(view, items, counts, counter, reports, isReport, carried);
+  const done = view ? rememberContext(view, items, counts, counter, reports, isReport, carried) : { state: { summary: 0, messages: 0, toolResults: 0, report: null }, item: 0 };
+  const state: BodyState = { ...done.state };
+  addItems(state, done.item === 0 ? items : items.slice(done.item), counts, counter, reports);
   return finish(state, system, tools, changedBefore(path, path.length, isReport));
 }

@@ -3,7 +3,7 @@ import { repairToolPairs, type ContextItem } from '../context/toolPairRepair';
 import type { SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import type { EntryCounts } from '../tokens/entryTokens';
-import type { PathCountMap } from '../tokens/pathCounts';
+import { PathCountMap } from '../tokens/pathCounts';
 import type { TokenCounter } from '../tokens/tokenCounter';
 
 /** Running sums of the context body (everything but the system prompt, tools and reply priming). */
@@ -38,13 +38,38 @@ function isMarker(entry: SessionEntry | undefined): boolean {
   return entry?.type === 'prune' || entry?.type === 'drop' || entry?.type === 'pin' || entry?.type === 'compaction';
 }
 
+/** The summary message's tokens from the path's store (counted once per compaction), when the counts are a path view. */
+function summaryTokens(counts: EntryCounts, compactionId: string): number | undefined {
+  return counts.full instanceof PathCountMap ? counts.full.summaryTokens(compactionId) : undefined;
+}
+
+/** Synthetic repairs (a cancelled call's stand-in result) repeat the same few texts: counted once per counter and text. */
+const syntheticCounts = new WeakMap<TokenCounter, Map<string, number>>();
+
+function countUncached(counter: TokenCounter, item: ContextItem): number {
+  const message = item.message;
+  if (item.kind !== 'synthetic' || message.role !== 'tool' || typeof message.content !== 'string') return counter.countMessage(message);
+  let known = syntheticCounts.get(counter);
+  if (!known) {
+    known = new Map();
+    syntheticCounts.set(counter, known);
+  }
+  let tokens = known.get(message.content);
+  if (tokens === undefined) {
+    if (known.size >= 64) known.clear();
+    tokens = counter.countMessage(message);
+    known.set(message.content, tokens);
+  }
+  return tokens;
+}
+
 /** Adds the items' tokens to the body sums. */
 export function addItems(state: BodyState, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports): void {
   for (const item of items) {
     const report = item.entryId !== undefined && item.kind === 'entry' ? reports(item.entryId) : undefined;
     if (report !== undefined) state.report = { promptTokens: report, before: state.summary + state.messages + state.toolResults };
-    const cached = item.entryId === undefined ? undefined : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
-    const tokens = item.kind === 'synthetic' || cached === undefined ? counter.countMessage(item.message) : cached;
+    const cached = item.entryId === undefined ? undefined : item.kind === 'summary' ? summaryTokens(counts, item.entryId) : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
+    const tokens = item.kind === 'synthetic' || cached === undefined ? countUncached(counter, item) : cached;
     if (item.kind === 'summary') state.summary += tokens;
     else if (item.message.role === 'tool') state.toolResults += tokens;
     else if (item.kind !== 'system') state.messages += tokens;
@@ -98,8 +123,12 @@ function turnStart(items: readonly ContextItem[], view: PathCountMap): { item: n
   return { item: at, index };
 }
 
-/** Records the settled sums of a context at the path's leaf (and at the newest turn's start). */
-export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null, base?: { state: BodyState; changed: boolean; from: number }): void {
+/**
+ * Records the settled sums of a context at the path's leaf (and at the newest turn's start). Returns the sums of
+ * items[0..item) it added on the way (from `base` when given), so the caller adds only the rest: every item is
+ * looked up once per count.
+ */
+export function rememberContext(view: PathCountMap, items: readonly ContextItem[], counts: EntryCounts, counter: TokenCounter, reports: Reports, isReport: (entry: SessionEntry) => boolean, carried: string | null, base?: { state: BodyState; changed: boolean; from: number }): { state: BodyState; item: number } {
   const path = view.path;
   const from = base?.from ?? 0;
   const settle = settleAt(items, view, path.length);
@@ -112,16 +141,17 @@ export function rememberContext(view: PathCountMap, items: readonly ContextItem[
   // A call left open before the turn start is safe to settle there: a late result for it forces a rebuild (touchesPrefix).
   const points = start && start.item !== settle.item ? [start, settle].sort((a, b) => a.item - b.item) : [settle];
   for (const point of points) {
-    if (point.index <= lastMarker || point.index === 0) return;
+    if (point.index <= lastMarker || point.index === 0) return { state, item: done.item };
     addItems(state, items.slice(done.item, point.item), counts, counter, reports);
     if (changed === undefined) changed = changedBefore(path, point.index, isReport);
     else for (let index = done.index; index < point.index; index++) if (path[index] && isReport(path[index] as SessionEntry)) changed = false;
     const end = point === settle ? path.length : point.index;
     const endEntry = path[end - 1];
-    if (!endEntry) return;
+    if (!endEntry) return { state, item: point.item };
     view.store.memos.set(memoKey(endEntry.id, counter), { end, endEntry, settled: point.index, state: { ...state }, changed, carried } satisfies ContextMemo);
     done = point;
   }
+  return { state, item: done.item };
 }
 
 function findMemo(view: PathCountMap, counter: TokenCounter): ContextMemo | undefined {
@@ -158,9 +188,9 @@ export function extendContext(view: PathCountMap, counts: EntryCounts, counter: 
   const tail = view.path.slice(memo.settled);
   if (touchesPrefix(view, tail, memo.settled)) return undefined;
   const items = repairToolPairs(tail.filter(isMessageEntry).map((entry) => ({ entry, kind: 'entry' as const })), new Set());
-  const state: BodyState = { ...memo.state };
-  addItems(state, items, counts, counter, reports);
   const changed = tail.some(isReport) ? false : memo.changed;
-  rememberContext(view, items, counts, counter, reports, isReport, carried, { state: memo.state, changed: memo.changed, from: memo.settled });
+  const done = rememberContext(view, items, counts, counter, reports, isReport, carried, { state: memo.state, changed: memo.changed, from: memo.settled });
+  const state: BodyState = { ...done.state };
+  addItems(state, items.slice(done.item), counts, counter, reports);
   return { state, changed };
 }

@@ -11,7 +11,8 @@ import { sumBreakdown } from './budget';
 import type { Calibration } from './calibration';
 import { judgeReport } from './calibration';
 import { countContext, REPLY_PRIMING } from './contextCounts';
-import { planPrune, type EntryCosts, type PrunePlan } from './prunePlan';
+import type { EntryCosts, PrunePlan } from './prunePlan';
+import { planPruneIncremental } from './pruneIndex';
 
 export type { EntryCosts } from './prunePlan';
 import { thresholdsFor, type Thresholds } from './thresholds';
@@ -143,7 +144,7 @@ export function measureContext(path: SessionEntry[], deps: CountingDeps): Measur
   };
   const costs = scaledCosts(counts, ratio);
   const pruning = { ...deps.settings.pruning, protectTokens: thresholds.pruneProtect, minimumTokens: thresholds.pruneMinimum };
-  return { path, counts, costs, thresholds, budget, countedPrompt, raw: { content, tools: raw.tools }, anchor: anchored, prune: planPrune(path, costs, pruning) };
+  return { path, counts, costs, thresholds, budget, countedPrompt, raw: { content, tools: raw.tools }, anchor: anchored, prune: planPruneIncremental(path, counts, costs, ratio, pruning) };
 }
 
 /** Output never requested beyond this unless the user asks for more (some providers check credit against it). */

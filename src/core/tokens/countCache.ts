@@ -74,11 +74,17 @@ export class CountCache {
     if (typeof json !== 'object' || json === null) return cache;
     const record = json as { version?: unknown; counts?: unknown };
     if (record.version !== 1 || typeof record.counts !== 'object' || record.counts === null) return cache;
-    for (const [key, value] of Object.entries(record.counts)) {
-      const parts = key.split('|');
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || parts.length !== 3) continue;
-      const [entryId = '', encoding, variant] = parts;
-      if ((encoding === 'o200k_base' || encoding === 'cl100k_base') && (variant === 'full' || variant === 'pruned')) cache.set(entryId, encoding, variant, value);
+    const counts = record.counts as Record<string, unknown>;
+    for (const key in counts) {
+      if (!Object.hasOwn(counts, key)) continue;
+      const value = counts[key];
+      // Exactly three '|'-separated parts, read without splitting (a warm open restores every key).
+      const first = key.indexOf('|');
+      const second = first < 0 ? -1 : key.indexOf('|', first + 1);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || second < 0 || key.indexOf('|', second + 1) >= 0) continue;
+      const encoding = key.slice(first + 1, second);
+      const variant = key.slice(second + 1);
+      if ((encoding === 'o200k_base' || encoding === 'cl100k_base') && (variant === 'full' || variant === 'pruned')) cache.table(encoding, variant).set(key.slice(0, first), value);
     }
     return cache;
   }

@@ -1,7 +1,7 @@
 // Renders session entries as the chat messages they become, and counts them once each through the cache.
 import type { ChatMessage } from '../context/chatMessage';
-import type { MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
-import { prunePlaceholder } from '../context/contextMarkers';
+import type { CompactionEntry, MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
+import { prunePlaceholder, summaryMessageText } from '../context/contextMarkers';
 import { userContent, userMessage } from '../context/userContent';
 import type { CountCache, CountVariant } from './countCache';
 import { extendStore, PathCountMap, PathStore, standaloneStore } from './pathCounts';
@@ -61,6 +61,18 @@ function countInto(table: Map<string, number>, entry: MessageEntry, counter: Tok
   return tokens;
 }
 
+/**
+ * The summary message of a compaction, counted once: kept in the full table under the compaction's id (an entry is
+ * immutable, so is its summary), so a warm open and every later count of the same context tokenize nothing again.
+ */
+function countSummary(table: Map<string, number>, entry: CompactionEntry, counter: TokenCounter): number {
+  const cached = table.get(entry.id);
+  if (cached !== undefined) return cached;
+  const tokens = counter.countMessageParts('user', summaryMessageText(entry));
+  table.set(entry.id, tokens);
+  return tokens;
+}
+
 /** Per-entry counts the planners take: full tokens and pruned-placeholder tokens of tool results. */
 export interface EntryCounts {
   full: ReadonlyMap<string, number>;
@@ -77,6 +89,7 @@ function storeFor(path: readonly SessionEntry[], counter: TokenCounter, cache: C
   const counters = {
     full: (entry: MessageEntry) => countInto(full, entry, counter, 'full'),
     pruned: (entry: ToolResultEntry) => countInto(pruned, entry, counter, 'pruned'),
+    summary: (entry: CompactionEntry) => countSummary(full, entry, counter),
   };
   let byRoot = stores.get(cache);
   if (!byRoot) {
@@ -93,8 +106,9 @@ function storeFor(path: readonly SessionEntry[], counter: TokenCounter, cache: C
 }
 
 /**
- * Counts every message entry on a path. Each entry is tokenized once per cache (and encoding); the
- * maps returned are views over a store shared by the session's paths, so a path that extends an
+ * The counts of every message entry on a path. Each entry is tokenized once per cache (and encoding), on
+ * its first lookup, so history a compaction summarized is never tokenized unless something asks for it;
+ * the maps returned are views over a store shared by the session's paths, so a path that extends an
  * already counted one costs only its new entries, not a walk over the whole path.
  */
 export function countPath(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): EntryCounts {

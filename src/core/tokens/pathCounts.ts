@@ -1,5 +1,5 @@
 // Per-entry counts of a path as O(1) views over a store shared by the paths of one session, so a new turn costs only its new entries.
-import type { AssistantEntry, MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
+import type { AssistantEntry, CompactionEntry, MessageEntry, SessionEntry, ToolResultEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 
 /** One entry as seen from its store's root: entries are immutable, so its depth and count never change. */
@@ -7,7 +7,7 @@ export interface EntryRecord {
   entry: SessionEntry;
   /** Position on every root→leaf path through this entry (its depth below the store's root). */
   index: number;
-  /** Tokens as sent in full (message entries only). */
+  /** Tokens as sent in full (message entries only), counted on first use: entries a compaction summarized are never sent, so never tokenized. */
   full?: number;
   /** Tokens of the pruned placeholder, counted on first use (tool results only). */
   pruned?: number;
@@ -19,6 +19,8 @@ export interface EntryRecord {
 export interface EntryCounters {
   full: (entry: MessageEntry) => number;
   pruned: (entry: ToolResultEntry) => number;
+  /** The message a compaction's summary is sent as. */
+  summary: (entry: CompactionEntry) => number;
 }
 
 /**
@@ -36,6 +38,8 @@ export class PathStore {
   constructor(
     readonly root: SessionEntry | undefined,
     private readonly counters: EntryCounters,
+    /** True when every path recorded here was verified as a parentId chain (an entry's index fixes its ancestors). */
+    readonly chain = true,
   ) {}
 
   add(entry: SessionEntry, index: number, previous: EntryRecord | undefined): EntryRecord {
@@ -43,13 +47,21 @@ export class PathStore {
     const record: EntryRecord = {
       entry,
       index,
-      full: message ? this.counters.full(entry) : undefined,
       messages: (previous?.messages ?? 0) + (message ? 1 : 0),
       toolResults: (previous?.toolResults ?? 0) + (entry.type === 'toolResult' ? 1 : 0),
     };
     this.records.set(entry.id, record);
     if (entry.type === 'assistant') this.addCallOwner(entry, record);
     return record;
+  }
+
+  fullCount(record: EntryRecord): number | undefined {
+    if (record.full === undefined && isMessageEntry(record.entry)) record.full = this.counters.full(record.entry);
+    return record.full;
+  }
+
+  summaryCount(entry: CompactionEntry): number {
+    return this.counters.summary(entry);
   }
 
   prunedCount(record: EntryRecord): number | undefined {
@@ -86,13 +98,19 @@ export class PathCountMap implements ReadonlyMap<string, number> {
   get(id: string): number | undefined {
     const record = this.record(id);
     if (!record) return undefined;
-    return this.variant === 'full' ? record.full : this.store.prunedCount(record);
+    return this.variant === 'full' ? this.store.fullCount(record) : this.store.prunedCount(record);
+  }
+
+  /** Tokens of the summary message of a compaction on this path (counted once per compaction and cache). */
+  summaryTokens(id: string): number | undefined {
+    const entry = this.record(id)?.entry;
+    return entry?.type === 'compaction' ? this.store.summaryCount(entry) : undefined;
   }
 
   has(id: string): boolean {
     const record = this.record(id);
     if (!record) return false;
-    return this.variant === 'full' ? record.full !== undefined : record.entry.type === 'toolResult';
+    return this.variant === 'full' ? isMessageEntry(record.entry) : record.entry.type === 'toolResult';
   }
 
   get size(): number {
@@ -164,7 +182,7 @@ export function extendStore(store: PathStore, path: readonly SessionEntry[]): bo
 
 /** A store for an arbitrary entry list (not a chain): every entry recorded at its own position. */
 export function standaloneStore(path: readonly SessionEntry[], counters: EntryCounters): PathStore {
-  const store = new PathStore(path[0], counters);
+  const store = new PathStore(path[0], counters, false);
   let previous: EntryRecord | undefined;
   path.forEach((entry, index) => {
     previous = store.add(entry, index, previous);

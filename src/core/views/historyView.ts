@@ -4,7 +4,7 @@ import { pinnedEntryIds } from '../context/contextMarkers';
 import { userContent } from '../context/userContent';
 import { compactionCoverage, shortened } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
-import type { MessageEntry, SessionEntry } from '../session/entries';
+import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { entryTitle } from '../session/entryTitle';
 
@@ -82,21 +82,17 @@ export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCount
   const messages = path.filter(isMessageEntry);
   const pinView = (entry: MessageEntry): PinView => ({ entryId: entry.id, title: entryTitle(entry), tokens: tokens(entry.id) });
   return {
-    compactions: path.flatMap((entry) =>
-      entry.type === 'compaction'
-        ? [
-            {
-              id: entry.id,
-              when: entry.timestamp,
-              tokensBefore: entry.tokensBefore,
-              tokensAfter: entry.tokensAfter,
-              ...compactionCoverage(path, entry),
-              edited: entry.edited,
-              auto: entry.auto,
-            },
-          ]
-        : [],
-    ),
+    compactions: path
+      .filter((entry): entry is CompactionEntry => entry.type === 'compaction')
+      .map((entry) => ({
+        id: entry.id,
+        when: entry.timestamp,
+        tokensBefore: entry.tokensBefore,
+        tokensAfter: entry.tokensAfter,
+        ...compactionCoverage(path, entry),
+        edited: entry.edited,
+        auto: entry.auto,
+      })),
     checkpoints: recentCheckpoints(path),
     subtasks: recentSubtasks(path),
     pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),

@@ -1,0 +1,331 @@
+// Row 12: growth curves at 1k, 10k and 100k entries (with 400 compactions and 8,000 drops at 100k): open, one new turn, re-measure, panel update, restore picker, dropped parts, peak memory.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { measureContext } from '../src/core/budget/meter';
+import type { SessionEntry } from '../src/core/session/entries';
+import { SessionLog } from '../src/core/session/sessionLog';
+import { SessionTree } from '../src/core/session/sessionTree';
+import { CountCache } from '../src/core/tokens/countCache';
+import { entryMessage } from '../src/core/tokens/entryTokens';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import { formatNumber, ms, row, type BenchRow, type FamilyResult } from './benchReport';
+import { growthSvg } from './growthSvg';
+import { COMPACTIONS_PER_ENTRY, DROPS_PER_ENTRY, droppedAtCompaction, growthDeps, growthSession, panelUpdate, restorePicker, writeSession } from './growthWorkload';
+import { collectGarbage, cpuNow, median, timeOnce } from './timing';
+import { freshTurn, importedEntries, realTurn, type RealTurn } from './workloads';
+
+export const GROWTH_SIZES = [1_000, 10_000, 100_000] as const;
+
+/** Linear work doubles with the session (memory: at most this per doubling; quadratic would be 4×). */
+const LINEAR_PER_DOUBLING = 2.2;
+/** Linear work grows per doubling as the yardstick does (1×); quadratic work about 2× faster. */
+const LINEAR_OVER_YARDSTICK = 1.15;
+/**
+ * Work per turn must not grow with the session: 100× the entries may cost at most 1.25× per doubling (4.4× in all,
+ * against 100× for work that walks the path). What still moves it is the 100k-entry heap: maps that miss the CPU
+ * caches more often, and collections (billed to process CPU time) of the path copies each turn allocates.
+ */
+const FLAT_PER_DOUBLING = 1.25;
+
+interface Operation {
+  key: string;
+  label: string;
+  /** 'flat': per doubling ≤ FLAT_PER_DOUBLING; 'linear': per doubling over the yardstick's ≤ LINEAR_OVER_YARDSTICK; both over the whole range. */
+  shape: 'flat' | 'linear';
+}
+
+export const GROWTH_OPERATIONS: readonly Operation[] = [
+  { key: 'open', label: 'open (saved counts restored, context measured)', shape: 'linear' },
+  { key: 'turn', label: 'one new turn: measuring it, beyond tokenizing its messages', shape: 'flat' },
+  { key: 'append', label: 'one new turn: append and path walk (SessionTree.pathTo copies the path)', shape: 'linear' },
+  { key: 'remeasure', label: 're-measure an unchanged path', shape: 'flat' },
+  { key: 'panel', label: 'compaction panel update', shape: 'linear' },
+  { key: 'picker', label: 'Restore Pre-Compaction picker list', shape: 'linear' },
+  { key: 'dropped', label: 'what was dropped, listed at a compaction', shape: 'linear' },
+];
+
+/**
+ * The yardstick linear work is measured against: a map from every entry's id to its position, built from the path.
+ * Between 10k and 100k entries the session's objects and maps leave the CPU caches, so on this machine even this
+ * costs well over 2× per doubling there; a linear operation grows no faster than it, a quadratic one about 2× faster.
+ */
+export function yardstick(path: readonly SessionEntry[]): number {
+  return new Map(path.map((entry, index) => [entry.id, index])).size;
+}
+
+interface Fixture {
+  size: number;
+  file: string;
+  cacheFile: string;
+  tree: SessionTree;
+  baseLeaf: string;
+  cache: CountCache;
+  compactions: number;
+  drops: number;
+  bytes: number;
+}
+
+function setUp(dir: string, size: number, counter: TokenCounter): Fixture {
+  const entries = growthSession(size);
+  const file = nodePath.join(dir, `growth-${size}.jsonl`);
+  const cacheFile = nodePath.join(dir, `growth-${size}.counts.json`);
+  writeSession(file, entries);
+  const cache = new CountCache();
+  measureContext(entries, growthDeps(counter, cache));
+  // What the extension saves beside the log after measuring (AgentSession.save).
+  const json = JSON.stringify(cache.toJSON());
+  writeFileSync(cacheFile, json);
+  const tree = new SessionTree(entries);
+  return {
+    size,
+    file,
+    cacheFile,
+    tree,
+    baseLeaf: entries.at(-1)?.id ?? '',
+    cache,
+    compactions: entries.filter((entry) => entry.type === 'compaction').length,
+    drops: entries.filter((entry) => entry.type === 'drop').length,
+    bytes: entries.reduce((sum, entry) => sum + JSON.stringify(entry).length + 1, 0),
+  };
+}
+
+async function openWarm(fixture: Fixture, counter: TokenCounter): Promise<number> {
+  const start = cpuNow();
+  const { log } = await SessionLog.open(fixture.file);
+  const cache = CountCache.fromJSON(JSON.parse(readFileSync(fixture.cacheFile, 'utf8')) as unknown);
+  measureContext(log.path(), growthDeps(counter, cache));
+  const spent = cpuNow() - start;
+  await log.close();
+  return spent;
+}
+
+/**
+ * One turn forked from the base leaf (so every sample sees the same length): the append and the path walk, and
+ * the meter's measurement of the new path beyond tokenizing the turn's messages (CPU ms each).
+ */
+function turnSample(fixture: Fixture, counter: TokenCounter, turn: RealTurn, tag: string): { path: number; meter: number } {
+  const entries = freshTurn(turn, tag, fixture.baseLeaf);
+  const tokenize = timeOnce(() => {
+    for (const entry of entries) counter.countMessage(entryMessage(entry));
+  });
+  let path: SessionEntry[] = [];
+  const walk = timeOnce(() => {
+    for (const entry of entries) fixture.tree.add(entry);
+    path = fixture.tree.pathTo(fixture.tree.leafId);
+  });
+  const meter = timeOnce(() => measureContext(path, growthDeps(counter, fixture.cache)));
+  return { path: walk, meter: meter - tokenize };
+}
+
+/**
+ * No collection right before a timed call: process CPU time includes the collector's helper threads, and a full
+ * collection of a 100k-entry heap goes on sweeping concurrently into the next call. Each size's block starts with
+ * a collection and untimed calls instead.
+ */
+function timed(fn: () => void): number {
+  return timeOnce(fn);
+}
+
+interface Memory {
+  peakRssMb: number;
+  retainedHeapMb: number;
+}
+
+function childMemory(root: string, fixture: Fixture | undefined): Memory | undefined {
+  const child = nodePath.join(root, 'dist-bench', 'growthChild.js');
+  const result = spawnSync(process.execPath, ['--expose-gc', child, fixture?.file ?? '', fixture?.cacheFile ?? ''], { encoding: 'utf8', timeout: 300_000 });
+  if (result.status !== 0) return undefined;
+  return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Memory;
+}
+
+/** The per-doubling ratio between two sizes: (time ratio)^(1 / doublings). */
+export function perDoubling(small: number, large: number, smallSize: number, largeSize: number): number {
+  return (large / small) ** (1 / Math.log2(largeSize / smallSize));
+}
+
+function sizeLabel(size: number): string {
+  return size >= 1000 ? `${size / 1000}k` : String(size);
+}
+
+export interface GrowthOptions {
+  root: string;
+  /** Samples of the cheap operations (turn, re-measure) per size; the costly ones take an eighth as many (at least 3). */
+  samples: number;
+  sizes?: readonly number[];
+}
+
+export async function growthBench(counter: TokenCounter, options: GrowthOptions): Promise<FamilyResult> {
+  const sizes = options.sizes ?? GROWTH_SIZES;
+  const dir = mkdtempSync(nodePath.join(tmpdir(), 'compaction-growth-'));
+  try {
+    const fixtures = sizes.map((size) => setUp(dir, size, counter));
+    const times = new Map<string, number[][]>([...GROWTH_OPERATIONS.map((op): [string, number[][]] => [op.key, sizes.map(() => [])]), ['yardstick', sizes.map(() => [])]]);
+    const record = (key: string, at: number, value: number): void => {
+      times.get(key)?.[at]?.push(value);
+    };
+    // Interleaved rounds: every size is sampled in turn, so the machine's drift touches all sizes alike.
+    const costly = Math.max(3, Math.round(options.samples / 8));
+    for (let round = 0; round < costly + 1; round++) {
+      for (const [at, fixture] of fixtures.entries()) {
+        // Each timed call follows an untimed one of the same size: process CPU time includes the collector's helper
+        // threads, which otherwise bill the previous (larger) size's garbage to the next sample.
+        collectGarbage();
+        await openWarm(fixture, counter);
+        const open = await openWarm(fixture, counter);
+        const path = (): SessionEntry[] => fixture.tree.pathTo(fixture.baseLeaf);
+        const deps = growthDeps(counter, fixture.cache);
+        const twice = (fn: () => void): number => {
+          fn();
+          return timed(fn);
+        };
+        const panel = twice(() => panelUpdate(path(), deps));
+        const picker = twice(() => restorePicker(path()));
+        const dropped = twice(() => droppedAtCompaction(path()));
+        const linear = twice(() => yardstick(path()));
+        if (round === 0) continue;
+        record('yardstick', at, linear);
+        record('open', at, open);
+        record('panel', at, panel);
+        record('picker', at, picker);
+        record('dropped', at, dropped);
+      }
+    }
+    const realOne = realTurn(importedEntries('large-session.jsonl'));
+    for (let round = 0; round < options.samples + 5; round++) {
+      if (round % 10 === 0) collectGarbage();
+      for (const [at, fixture] of fixtures.entries()) {
+        turnSample(fixture, counter, realOne, `w${round}`);
+        const turn = turnSample(fixture, counter, realOne, `g${round}`);
+        const path = fixture.tree.pathTo(fixture.baseLeaf);
+        const deps = growthDeps(counter, fixture.cache);
+        measureContext(path, deps);
+        const remeasure = timed(() => measureContext(path, deps));
+        if (round < 5) continue;
+        record('turn', at, turn.meter);
+        record('append', at, turn.path);
+        record('remeasure', at, remeasure);
+      }
+    }
+    const memory = [childMemory(options.root, undefined), ...fixtures.map((fixture) => childMemory(options.root, fixture))];
+    return growthResult(fixtures, times, memory);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function growthResult(fixtures: readonly Fixture[], times: Map<string, number[][]>, memory: ReadonlyArray<Memory | undefined>): FamilyResult {
+  const sizes = fixtures.map((fixture) => fixture.size);
+  const first = 0;
+  const last = sizes.length - 1;
+  const rows: BenchRow[] = [];
+  const medians = new Map<string, number[]>();
+  const ruler = (times.get('yardstick') ?? []).map((samples) => median(samples));
+  const yardstickGrowth = perDoubling(ruler[first] as number, ruler[last] as number, sizes[first] as number, sizes[last] as number);
+  medians.set('yardstick', ruler);
+  rows.push(
+    row({
+      key: 'growth.yardstick.perDoubling',
+      label: `12. linear yardstick (a map of every entry's id, built from the path): time per doubling, ${sizeLabel(sizes[first] as number)} → ${sizeLabel(sizes[last] as number)}`,
+      value: Number.isFinite(yardstickGrowth) ? yardstickGrowth : null,
+      unit: '×',
+      target: '',
+      detail: `${ruler.map((value, at) => `${sizeLabel(sizes[at] as number)}: ${ms(value)}`).join(', ')}; what linear work costs per doubling on this machine at these sizes`,
+    }),
+  );
+  for (const op of GROWTH_OPERATIONS) {
+    const values = (times.get(op.key) ?? []).map((samples) => median(samples));
+    medians.set(op.key, values);
+    values.forEach((value, at) => {
+      const fixture = fixtures[at] as Fixture;
+      rows.push(row({ key: `growth.${op.key}.ms.${fixture.size}`, label: `12. ${op.label}, ${fixture.size.toLocaleString('en-US')} entries`, value, unit: 'ms', target: op.key === 'turn' ? '≤ 1 ms' : '', met: op.key === 'turn' ? value <= 1 : null, detail: `median of ${(times.get(op.key)?.[at] ?? []).length} CPU samples; ${fixture.compactions} compactions, ${fixture.drops} drops`, section: true }));
+    });
+    // Judged over the whole range. Flat work: its own growth. Linear work: its growth over the yardstick's, since
+    // between 10k and 100k entries every scan and map costs more per entry here (the yardstick row shows how much).
+    const from = first;
+    const own = perDoubling(values[from] as number, values[last] as number, sizes[from] as number, sizes[last] as number);
+    const ratio = op.shape === 'flat' ? own : own / yardstickGrowth;
+    const limit = op.shape === 'flat' ? FLAT_PER_DOUBLING : LINEAR_OVER_YARDSTICK;
+    const segments = values.slice(1).map((value, at) => `${sizeLabel(sizes[at] as number)} → ${sizeLabel(sizes[at + 1] as number)}: ${formatNumber(perDoubling(values[at] as number, value, sizes[at] as number, sizes[at + 1] as number), '×')}`);
+    rows.push(
+      row({
+        key: `growth.${op.key}.perDoubling`,
+        label: op.shape === 'flat' ? `12. ${op.label}: time per doubling of the session, ${sizeLabel(sizes[from] as number)} → ${sizeLabel(sizes[last] as number)}` : `12. ${op.label}: growth per doubling over the linear yardstick's, ${sizeLabel(sizes[from] as number)} → ${sizeLabel(sizes[last] as number)}`,
+        value: Number.isFinite(ratio) ? ratio : null,
+        unit: '×',
+        target: op.shape === 'flat' ? `≤ ${FLAT_PER_DOUBLING} (flat)` : `≤ ${LINEAR_OVER_YARDSTICK} (linear: 1×; quadratic: 2×)`,
+        met: ratio <= limit,
+        detail: `${values.map((value, at) => `${sizeLabel(sizes[at] as number)}: ${ms(value)}`).join(', ')}; per doubling ${formatNumber(own, '×')}${op.shape === 'linear' ? ` against the yardstick's ${formatNumber(yardstickGrowth, '×')}` : ''}; by segment ${segments.join(', ')}`,
+      }),
+    );
+  }
+  const base = memory[0];
+  const peaks = fixtures.map((_, at) => memory[at + 1]);
+  peaks.forEach((peak, at) => {
+    const fixture = fixtures[at] as Fixture;
+    rows.push(row({ key: `growth.memory.peakRssMb.${fixture.size}`, label: `12. peak memory (RSS) opening ${fixture.size.toLocaleString('en-US')} entries`, value: peak ? peak.peakRssMb : null, unit: 'MB', target: '', detail: peak ? `a fresh process that opens the session with its saved counts, updates the panel and lists the picker; ${peak.retainedHeapMb.toFixed(1)} MB of heap retained after; the file is ${(fixture.bytes / 1e6).toFixed(1)} MB; a process with the tokenizer alone peaks at ${base ? base.peakRssMb.toFixed(0) : 'n/a'} MB` : 'the child process failed', section: true }));
+  });
+  const held = (at: number): number => (peaks[at]?.retainedHeapMb ?? Number.NaN) - (peaks[first]?.retainedHeapMb ?? Number.NaN);
+  // What the session adds above the smallest one: linear memory makes 99k/9k of entries ≈ 11× (2.06× per doubling).
+  const memoryRatio = last >= 2 ? (held(last) / held(last - 1)) ** (1 / Math.log2(((sizes[last] as number) - (sizes[first] as number)) / ((sizes[last - 1] as number) - (sizes[first] as number)))) : Number.NaN;
+  rows.push(
+    row({
+      key: 'growth.memory.perDoubling',
+      label: `12. heap held after opening, above the ${sizeLabel(sizes[first] as number)} session, per doubling of what was added`,
+      value: Number.isFinite(memoryRatio) ? memoryRatio : null,
+      unit: '×',
+      target: `≤ ${LINEAR_PER_DOUBLING} (linear)`,
+      met: memoryRatio <= LINEAR_PER_DOUBLING,
+      detail: `heap held (after a full collection): ${peaks.map((peak, at) => `${sizeLabel(sizes[at] as number)}: ${peak ? `${peak.retainedHeapMb.toFixed(1)} MB` : 'n/a'}`).join(', ')}; peak RSS: ${peaks.map((peak, at) => `${sizeLabel(sizes[at] as number)}: ${peak ? `${peak.peakRssMb.toFixed(0)} MB` : 'n/a'}`).join(', ')} (the collector's headroom makes peak RSS grow in steps)`,
+    }),
+  );
+  const curves = GROWTH_OPERATIONS.map((op) => ({ label: op.label, points: (medians.get(op.key) ?? []).map((value, at) => ({ size: sizes[at] as number, ms: value })) }));
+  return {
+    rows,
+    section: () => growthSection(fixtures, medians, rows, peaks),
+    limits: () => growthLimits(rows, sizes),
+    pictures: () => [{ file: 'docs/bench/growth.svg', content: growthSvg('CPU time against session length (log–log)', curves) }],
+  };
+}
+
+function figure(rows: readonly BenchRow[], key: string): BenchRow | undefined {
+  return rows.find((candidate) => candidate.key === key);
+}
+
+function growthSection(fixtures: readonly Fixture[], medians: Map<string, number[]>, rows: readonly BenchRow[], peaks: ReadonlyArray<Memory | undefined>): string {
+  const sizes = fixtures.map((fixture) => fixture.size);
+  const segments = sizes.slice(1).map((size, at) => `${sizeLabel(sizes[at] as number)} → ${sizeLabel(size)}`);
+  const header = `| operation | ${sizes.map((size) => `${size.toLocaleString('en-US')} entries`).join(' | ')} | ${segments.map((segment) => `per doubling ${segment}`).join(' | ')} | judged: flat = per doubling; linear = per doubling over the yardstick's | target | met? |`;
+  const lines = [header, `| --- | ${sizes.map(() => '---').join(' | ')} | ${segments.map(() => '---').join(' | ')} | --- | --- | --- |`];
+  for (const op of GROWTH_OPERATIONS) {
+    const ratio = figure(rows, `growth.${op.key}.perDoubling`);
+    const values = medians.get(op.key) ?? [];
+    const bySegment = values.slice(1).map((value, at) => formatNumber(perDoubling(values[at] as number, value, sizes[at] as number, sizes[at + 1] as number), '×'));
+    lines.push(`| ${op.label} | ${values.map(ms).join(' | ')} | ${bySegment.join(' | ')} | ${formatNumber(ratio?.value ?? null, '×')} | ${ratio?.target ?? ''} | ${ratio?.met ? 'met' : 'NOT met'} |`);
+  }
+  const ruler = medians.get('yardstick') ?? [];
+  const rulerSegments = ruler.slice(1).map((value, at) => formatNumber(perDoubling(ruler[at] as number, value, sizes[at] as number, sizes[at + 1] as number), '×'));
+  lines.push(`| linear yardstick: a map of every entry's id | ${ruler.map(ms).join(' | ')} | ${rulerSegments.join(' | ')} | ${formatNumber(figure(rows, 'growth.yardstick.perDoubling')?.value ?? null, '×')} | (what linear costs here) |  |`);
+  const memoryRatio = figure(rows, 'growth.memory.perDoubling');
+  const blanks = segments.map(() => '').join(' | ');
+  lines.push(`| heap held after opening | ${peaks.map((peak) => (peak ? `${peak.retainedHeapMb.toFixed(1)} MB` : 'n/a')).join(' | ')} | ${blanks} | ${formatNumber(memoryRatio?.value ?? null, '×')} (above the ${sizeLabel(sizes[0] as number)} session, 10k → 100k) | ${memoryRatio?.target ?? ''} | ${memoryRatio?.met ? 'met' : 'NOT met'} |`);
+  lines.push(`| peak memory (RSS) of the process | ${peaks.map((peak) => (peak ? `${peak.peakRssMb.toFixed(0)} MB` : 'n/a')).join(' | ')} | ${blanks} |  |  |  |`);
+  const shape = fixtures.map((fixture) => `${fixture.size.toLocaleString('en-US')} entries: ${fixture.compactions} compactions, ${fixture.drops} drops, ${(fixture.bytes / 1e6).toFixed(1)} MB`).join('; ');
+  return [
+    '## Growth with session length (row 12)',
+    '',
+    `Synthetic sessions of real texts from \`large-session.jsonl\` (a request, a \`read_file\` call, its result and a reply per turn, texts shortened so 100,000 entries stay tens of megabytes), with ${COMPACTIONS_PER_ENTRY * 100_000} compactions and ${(DROPS_PER_ENTRY * 100_000).toLocaleString('en-US')} drops per 100,000 entries spread through them (${shape}). Medians of CPU time, the sizes sampled in turn within one process; "per doubling" is (time at the larger size / time at the smaller)^(1 / doublings between them): 1× is flat, 2× linear, 4× quadratic. Every operation is judged over the whole range, from the smallest size to the largest. Flat operations by their own growth per doubling; linear ones by their growth over that of a yardstick measured in the same rounds (a map from every entry's id to its position, built from the path): between 10k and 100k entries the session's objects and maps no longer fit the CPU caches, so every scan costs more per entry there (the segment columns show it) without any change in the work done, and the yardstick shows how much. A linear operation then judges about 1×, a quadratic one about 2×. Heap held is what stays live after opening (a full collection first); peak memory is the resident-set peak of a fresh process per size.`,
+    '',
+    '![growth curves](docs/bench/growth.svg)',
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+function growthLimits(rows: readonly BenchRow[], sizes: readonly number[]): string {
+  const value = (key: string, unit: string): string => formatNumber(figure(rows, key)?.value ?? null, unit);
+  const largest = sizes.at(-1) ?? 0;
+  return `12. **Growth (flat, per doubling: measuring a new turn ${value('growth.turn.perDoubling', '×')}, re-measuring ${value('growth.remeasure.perDoubling', '×')}; linear, per doubling over the yardstick's ${value('growth.yardstick.perDoubling', '×')}: open ${value('growth.open.perDoubling', '×')}, panel ${value('growth.panel.perDoubling', '×')}, picker ${value('growth.picker.perDoubling', '×')}, dropped parts ${value('growth.dropped.perDoubling', '×')}, path walk ${value('growth.append.perDoubling', '×')}):** measuring a turn costs its own entries: \`countPath\` extends a per-session store, \`countContext\` resumes from the memo at the previous leaf, and the prune plan comes from an index that keeps what planPrune's walk reads (requests, pruned results, prunable results with prefix sums of their costs), so its boundary is a binary search and a new marker (prune, pin, drop, compaction) rebuilds it once. What still grows with the session in a turn is \`SessionTree.pathTo\`'s copy of the path it returns (${value(`growth.append.ms.${largest}`, 'ms')} at ${largest.toLocaleString('en-US')} entries): a copy of pointers, which the session layer hands every caller. Re-measuring an unchanged path (${value(`growth.remeasure.ms.${largest}`, 'ms')} at ${largest.toLocaleString('en-US')} entries) is lookups only. Opening reads and parses every line (linear by nature); entries a compaction summarized are never tokenized, so the saved counts and the cold count hold only what the context sends. The panel update is linear: its history, turns and usage views each read the path once, and the compaction history and the picker describe all compactions from one pass (they searched the path once per compaction). The dropped parts are listed in one pass with each drop costing its own ids (each drop filtered the whole path before).`;
+}
+
