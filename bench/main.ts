@@ -17,6 +17,7 @@ import { pathologicalBench } from './pathologicalBench';
 import { planningBench } from './planningBench';
 import { responsivenessBench } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
+import { snapshotBench } from './snapshotBench';
 
 interface Machine {
   cpus: number;
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     ['pathological input', () => pathologicalBench(counter, n(5))],
     ['hostile session load', () => hostileLoadBench(n(5))],
     ['delegation', () => delegationBench(counter, quick)],
+    ['command snapshots', () => snapshotBench(quick)],
     [
       'cost per session',
       async () => {

@@ -119,6 +119,13 @@ export interface FileChange {
   before?: BlobRef | null;
   /** The content after: null when the file no longer exists. */
   after: BlobRef | null;
+  /**
+   * True when before and after are the file's exact bytes (a command's snapshot: any encoding, any line ending),
+   * written back as they are; otherwise they are the text a file tool wrote, written back as text.
+   */
+  exact?: boolean;
+  /** The absolute path's exact bytes (base64) when its name is not valid UTF-8 (then `path` shows U+FFFD). */
+  absoluteBytes?: string;
 }
 
 export interface ToolResultEntry extends EntryBase {
