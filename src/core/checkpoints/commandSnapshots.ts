@@ -128,6 +128,7 @@ async function folderChanges(comparison: Comparison, found: CommandChanges, save
   const changed: string[] = [];
   for (const [key, was] of before.files) {
     const now = after.files.get(key);
+    if (now === was) continue;
     if (!now || was.link !== now.link || identityOf(was) !== identityOf(now)) changed.push(key);
   }
   for (const key of after.files.keys()) if (!before.files.has(key)) changed.push(key);

@@ -4,7 +4,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FolderRules, type IgnoreLevel } from './ignoreFiles';
+import { FolderRules, type IgnoreFile, type IgnoreLevel } from './ignoreFiles';
 import { segmentOf, shownKey } from './pathKeys';
 import type { ContentStore } from './snapshotStore';
 import type { FolderListing, StatIndex } from './statIndex';
@@ -111,6 +111,8 @@ interface Listed {
   segment: string;
   name: string | Buffer;
   type: EntryType;
+  /** The entry's key, made once per listing: the same string every walk, whose hash the maps keep. */
+  key?: string;
 }
 
 function typeOf(entry: Dirent): EntryType {
@@ -137,15 +139,32 @@ function listFolder(path: string | Buffer): Listed[] {
  * The folder's listing: the one kept from the last walk while the folder's own stats are unchanged (adding,
  * removing or renaming an entry changes them), else read again. Not trusted when read racily close to a change.
  */
-function listingOf(index: StatIndex, key: string, path: string | Buffer): Listed[] {
+function listingOf(index: StatIndex, key: string, path: string | Buffer): Listing {
   const stat = lstatSync(path);
   if (!stat.isDirectory()) throw new Error('not a folder');
-  const kept = index.folders.get(key) as FolderListing<Listed> | undefined;
-  if (kept && index.freshFolder(kept, stat)) return kept.entries;
+  const kept = index.folders.get(key) as Listing | undefined;
+  if (kept && index.freshFolder(kept, stat)) return kept;
   const listedAt = Date.now();
-  const entries = listFolder(path);
-  index.folders.set(key, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, readAt: listedAt, entries });
-  return entries;
+  const listing: Listing = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, readAt: listedAt, entries: listFolder(path) };
+  index.folders.set(key, listing);
+  return listing;
+}
+
+/** A folder's listing, and which of its entries the .gitignore files above it ignore (kept while those files are the same). */
+interface Listing extends FolderListing<Listed> {
+  judgedWith?: readonly IgnoreFile[];
+  ignored?: boolean[];
+}
+
+/** Whether each entry is ignored by `levels`: the decisions of the last walk when the same .gitignore files apply. */
+function decisionsOf(listing: Listing, levels: readonly IgnoreLevel[], base: string): boolean[] {
+  const files = levels.map((level) => level.file);
+  const judged = listing.judgedWith;
+  if (listing.ignored && judged && judged.length === files.length && judged.every((file, at) => file === files[at])) return listing.ignored;
+  const ignored = listing.entries.map((item) => levels.length > 0 && item.type !== 'other' && FolderRules.ignored(levels, (item.key ??= base + item.segment), item.segment, item.type === 'folder'));
+  listing.judgedWith = files;
+  listing.ignored = ignored;
+  return ignored;
 }
 
 function isGitFolderName(name: string): boolean {
@@ -182,17 +201,18 @@ interface WalkState {
   indexed: number;
 }
 
-/** One entry of a folder: a subfolder to walk, or a file taken from the index or left to read. */
-function visit(state: WalkState, stack: Folder[], current: Folder, levels: readonly IgnoreLevel[], base: string, { segment, name, type }: Listed): void {
+/** One entry of a folder not ignored: a subfolder to walk, or a file taken from the index or left to read. */
+function visit(state: WalkState, stack: Folder[], current: Folder, levels: readonly IgnoreLevel[], base: string, listed: Listed): void {
+  const { segment, name, type } = listed;
   if (isGitFolderName(segment)) return;
-  const key = base + segment;
+  listed.key ??= base + segment;
+  const key = listed.key;
   if (type === 'folder') {
-    if (levels.length === 0 || !FolderRules.ignored(levels, key, segment, true)) stack.push({ key, path: joinPath(current.path, name), levels });
+    stack.push({ key, path: joinPath(current.path, name), levels });
     return;
   }
   // FIFOs, sockets and devices are never opened: reading one could block forever.
   if (type === 'other') return;
-  if (levels.length > 0 && FolderRules.ignored(levels, key, segment, false)) return;
   const path = joinPath(current.path, name);
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat) return;
@@ -232,11 +252,14 @@ async function walk(state: WalkState): Promise<void> {
     walked.add(current.key);
     const base = current.key === '' ? '' : `${current.key}/`;
     try {
-      const entries = listingOf(state.index, current.key, current.path);
-      const hasIgnoreFile = entries.some((item) => item.segment === '.gitignore');
+      const listing = listingOf(state.index, current.key, current.path);
+      const hasIgnoreFile = listing.entries.some((item) => item.segment === '.gitignore');
       const own = state.rules.rulesOf(base, hasIgnoreFile ? () => joinPath(current.path, '.gitignore') : undefined);
       const levels = own ? [...current.levels, { base, file: own }] : current.levels;
-      for (const item of entries) visit(state, stack, current, levels, base, item);
+      const ignored = decisionsOf(listing, levels, base);
+      listing.entries.forEach((item, at) => {
+        if (!ignored[at]) visit(state, stack, current, levels, base, item);
+      });
     } catch (error) {
       if (error instanceof SnapshotUnavailable) throw error;
       if (current.key === '') throw new SnapshotUnavailable(`the folder could not be read (${error instanceof Error ? error.message : String(error)})`);

@@ -184,6 +184,21 @@ function parseRule(raw: string, index: number): Rule | undefined {
   return { index, negated, directoryOnly, path: compilePath(pattern), needs };
 }
 
+/** Parsed .gitignore texts by content: the same text gives the same object, so decisions made under it can be kept. */
+const parsedTexts = new Map<string, IgnoreFile>();
+const MAX_PARSED_TEXTS = 2000;
+
+/** The rules of one .gitignore text (the same object for the same text while it is remembered). */
+export function ignoreFileOf(text: string): IgnoreFile {
+  let parsed = parsedTexts.get(text);
+  if (!parsed) {
+    if (parsedTexts.size >= MAX_PARSED_TEXTS) parsedTexts.clear();
+    parsed = parseIgnoreFile(text);
+    parsedTexts.set(text, parsed);
+  }
+  return parsed;
+}
+
 /** The rules of one .gitignore text, in order (at most MAX_RULES). */
 export function parseIgnoreFile(text: string): IgnoreFile {
   const rules: Rule[] = [];
@@ -244,7 +259,7 @@ export class FolderRules {
     const known = this.files.get(base);
     if (known !== undefined) return known;
     const data = ignoreFilePath ? readSmallRegularFile(ignoreFilePath()) : undefined;
-    const parsed = data === undefined ? null : parseIgnoreFile(data.toString('utf8'));
+    const parsed = data === undefined ? null : ignoreFileOf(data.toString('utf8'));
     const kept = parsed && !parsed.empty ? parsed : null;
     this.files.set(base, kept);
     return kept;
