@@ -54,7 +54,7 @@ describe('SessionIndexStore', () => {
     writeFileSync(nodePath.join(dir, 'index.json'), JSON.stringify({ version: 1, sessions: records }));
     const store = new SessionIndexStore(dir, nodeFileIo);
     const { sessions, warnings } = await store.load();
-    expect(warnings).toEqual([expect.stringMatching(/1 record was refused/)]);
+    expect(warnings).toEqual([expect.stringMatching(/partly corrupt; rebuilt 1 refused record/)]);
     expect(store.get('a')?.title).toBe('Renamed A');
     expect(store.get('b')).toMatchObject({ title: 'Hand-off of A', handoffFrom: 'a' });
     expect(store.get('c')).toMatchObject({ title: 'Header c', file: 'c.jsonl' });

@@ -169,13 +169,16 @@ describe('sub-agents', () => {
     await made.made[0]?.log.close();
   });
 
-  it('one reply asking for 40 sub-tasks starts 3; the others get a note saying why; a request starts at most 8', async () => {
+  it('one reply asking for 40 sub-tasks starts 3; the others get a note saying why; a request starts at most 8, the next request 8 again', async () => {
     const forty = Array.from({ length: 40 }, (_, n) => ({ name: 'delegate', args: { task: `Look at part ${n}.` } }));
     const answer: ScriptStep = { text: 'Part looked at.' };
-    const script: ScriptStep[] = [{ toolCalls: forty }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, { text: 'Done.' }];
-    const model = scriptedModel(script);
+    const first: ScriptStep[] = [{ toolCalls: forty }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, { text: 'Done.' }];
+    const second: ScriptStep[] = [{ toolCalls: forty.slice(0, 1) }, answer, { text: 'Done again.' }];
+    const model = scriptedModel([...first, ...second]);
     const made = children();
-    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry: registryWithDelegate(model, made), userText: 'look at everything' }));
+    // One tool for both requests, as a long-lived caller would keep it: it counts per request.
+    const registry = registryWithDelegate(model, made);
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry, userText: 'look at everything' }));
     const results = fixture.session.log.path().filter((entry): entry is ToolResultEntry => entry.type === 'toolResult');
     expect(results).toHaveLength(48);
     expect(made.made).toHaveLength(8);
@@ -186,7 +189,10 @@ describe('sub-agents', () => {
     expect(results.slice(40, 44).map((entry) => entry.subagent !== undefined)).toEqual([true, true, true, false]);
     expect(results.slice(44, 48).map((entry) => entry.subagent !== undefined)).toEqual([true, true, false, false]);
     expect(results[46]?.content).toMatch(/^delegate: not run\. This request has already run 8 sub-tasks, the most one request may \(compactionAgent\.tools\.delegateMaxPerRequest\)/);
-    expect(model.requests).toHaveLength(script.length);
+    expect(model.requests).toHaveLength(first.length);
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry, userText: 'and one more' }));
+    expect(made.made).toHaveLength(9);
+    expect(model.requests).toHaveLength(first.length + second.length);
     for (const child of made.made) await child.log.close();
   });
 

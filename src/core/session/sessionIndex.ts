@@ -88,7 +88,7 @@ export class SessionIndexStore {
     try {
       const parsed = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
       if (!parsed) warnings.push(`${this.indexFile} is corrupt; rebuilt it from the session files`);
-      else if (parsed.refused > 0) warnings.push(`${this.indexFile}: ${parsed.refused} record${parsed.refused === 1 ? ' was' : 's were'} refused (malformed); ${parsed.refused === 1 ? 'its session is' : 'their sessions are'} listed again from the session files, every other record is kept`);
+      else if (parsed.refused > 0) warnings.push(`${this.indexFile} is partly corrupt; rebuilt ${parsed.refused} refused record${parsed.refused === 1 ? '' : 's'} from the session files (every other record is kept as it was)`);
       records = parsed?.records;
       refused = parsed?.refused ?? 0;
     } catch (error) {

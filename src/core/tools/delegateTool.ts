@@ -48,16 +48,26 @@ function positionInReply(context: ToolContext): number | undefined {
   return undefined;
 }
 
+/** The request this call belongs to: the person's message that started it (the last one on the path). */
+function requestOf(context: ToolContext): string {
+  const path: readonly SessionEntry[] = context.session?.path() ?? [];
+  for (let index = path.length - 1; index >= 0; index--) {
+    const entry = path[index] as SessionEntry;
+    if (entry.type === 'user' && entry.synthetic !== true) return entry.id;
+  }
+  return '';
+}
+
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /**
- * The delegate tool for one request (make a new one per request: it counts the request's sub-tasks). A call above
- * either cap starts nothing and tells the model why and what to do instead.
+ * The delegate tool. It counts the sub-tasks of each request (by the person's message that started it) and of each
+ * reply; a call above either cap starts nothing and tells the model why and what to do instead.
  */
 export function delegateTool(delegate: Delegate, caps: DelegationCaps | (() => DelegationCaps) = DEFAULT_DELEGATION_CAPS): Tool {
-  let started = 0;
+  const startedIn = new Map<string, number>();
   return defineTool(
     DELEGATE_TOOL_NAME,
     'Hand a self-contained exploration task (search the codebase, read many files, trace how something works) to a sub-agent. It works in a separate context with read-only tools (read_file, list_dir, find_files, search_text) and returns only its final answer, so the exploration does not fill this conversation. Say exactly what to find out and what the answer should contain. It cannot change files, run commands or delegate further. Only a few sub-tasks may run per reply and per request.',
@@ -72,10 +82,12 @@ export function delegateTool(delegate: Delegate, caps: DelegationCaps | (() => D
       if (position !== undefined && position >= perReply) {
         return { text: `delegate: not run. One reply may start at most ${plural(perReply, 'sub-task')} (compactionAgent.tools.delegateMaxPerReply); this was delegate call ${position + 1} of that reply. Use the answers of the sub-tasks that ran, then delegate again in a later reply if still needed, or do this part yourself with the read-only tools.`, isError: true };
       }
+      const request = requestOf(context);
+      const started = startedIn.get(request) ?? 0;
       if (started >= perRequest) {
         return { text: `delegate: not run. This request has already run ${plural(started, 'sub-task')}, the most one request may (compactionAgent.tools.delegateMaxPerRequest). Go on without sub-tasks: read and search yourself, or answer with what you have.`, isError: true };
       }
-      started++;
+      startedIn.set(request, started + 1);
       const delegation = await delegate(args.task, context);
       if (delegation.ended === 'aborted') return { text: `[cancelled by the user]${footer(delegation)}`, isError: true, subagent: delegation.link };
       const answer = delegation.answer === '' ? '[the sub-agent gave no answer and read nothing]' : delegation.answer;
