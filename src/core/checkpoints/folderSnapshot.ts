@@ -1,6 +1,6 @@
 // One snapshot of a workspace folder, taken by this process alone (no git, no program of the folder's): a walk honouring .gitignore, and the content of new or changed files kept in the blob store.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -140,7 +140,8 @@ function listFolder(path: string | Buffer): Listed[] {
  * removing or renaming an entry changes them), else read again. Not trusted when read racily close to a change.
  */
 function listingOf(index: StatIndex, key: string, path: string | Buffer): Listing {
-  const stat = lstatSync(path);
+  // The workspace folder itself may be a link to its folder; below it, links are never followed.
+  const stat = key === '' ? statSync(path) : lstatSync(path);
   if (!stat.isDirectory()) throw new Error('not a folder');
   const kept = index.folders.get(key) as Listing | undefined;
   if (kept && index.freshFolder(kept, stat)) return kept;

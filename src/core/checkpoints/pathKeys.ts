@@ -1,6 +1,5 @@
 // File names exactly as the file system has them: keys for names that are not valid UTF-8, their bytes, and how they are shown.
 import { isUtf8 } from 'node:buffer';
-import * as nodePath from 'node:path';
 
 /**
  * A key is a path below a workspace folder with "/" between segments. A segment whose bytes are valid UTF-8 is
@@ -28,10 +27,4 @@ export function keyBytes(key: string): Buffer {
 /** The key as a person reads it: bytes that are not UTF-8 shown as U+FFFD (for messages and the session's `path`). */
 export function shownKey(key: string): string {
   return isRawKey(key) ? keyBytes(key).toString('utf8') : key;
-}
-
-/** The path the file system takes for `key` below `folder`: a string, or the exact bytes when a segment is not UTF-8. */
-export function fsPathOf(folder: string, key: string): string | Buffer {
-  if (!isRawKey(key)) return nodePath.join(folder, ...key.split('/'));
-  return Buffer.concat([Buffer.from(folder, 'utf8'), Buffer.from(nodePath.sep), keyBytes(key)]);
 }
