@@ -8,7 +8,7 @@ import { workspaceCommandSnapshots, type WorkspaceCommandSnapshots } from '../sr
 import { BlobStore } from '../src/core/storage/blobStore';
 import { nodeFileIo } from '../src/core/storage/fileIo';
 import { row, type BenchRow } from './benchReport';
-import { collectGarbage, cpuNow, median } from './timing';
+import { cpuNow, median } from './timing';
 
 const TARGET_RATIO = 1.5;
 const SIZES = [100, 1_000, 10_000, 20_000];
@@ -132,8 +132,8 @@ async function measureSize(base: string, files: number, rounds: number): Promise
   applyChange(gitRoot, 0, files);
   gitCommit(gitRoot, 'warm-up');
   await ourCommand(side, ourRoot, 0, files);
+  // No forced collection between rounds: one right before our snapshots makes V8 pay for it again inside them.
   for (let round = 1; round <= rounds; round++) {
-    collectGarbage();
     applyChange(gitRoot, round, files);
     const commit = gitCommit(gitRoot, `round ${round}`);
     gitTimes.push(commit.wallMs);

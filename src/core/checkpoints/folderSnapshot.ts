@@ -113,6 +113,8 @@ interface Listed {
   type: EntryType;
   /** The entry's key, made once per listing: the same string every walk, whose hash the maps keep. */
   key?: string;
+  /** The path the file system takes for it, made once per listing. */
+  path?: string | Buffer;
 }
 
 function typeOf(entry: Dirent): EntryType {
@@ -208,13 +210,14 @@ function visit(state: WalkState, stack: Folder[], current: Folder, levels: reado
   if (isGitFolderName(segment)) return;
   listed.key ??= base + segment;
   const key = listed.key;
-  if (type === 'folder') {
-    stack.push({ key, path: joinPath(current.path, name), levels });
-    return;
-  }
   // FIFOs, sockets and devices are never opened: reading one could block forever.
   if (type === 'other') return;
-  const path = joinPath(current.path, name);
+  listed.path ??= joinPath(current.path, name);
+  const path = listed.path;
+  if (type === 'folder') {
+    stack.push({ key, path, levels });
+    return;
+  }
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat) return;
   const { context, files } = state;
