@@ -52,7 +52,7 @@ export interface SnapshotLimits {
   notes?: string[];
   /** Snapshots the workspace around each command, so what it changed is recorded too; without it commands are not. */
   commands?: CommandSnapshots;
-  /** Set to why a command's changes could not be recorded (git missing, a folder too large). */
+  /** Set to why a command's changes could not all be recorded (a folder too large, the store full). */
   gap?: (reason: string) => void;
 }
 

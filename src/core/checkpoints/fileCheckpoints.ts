@@ -20,7 +20,7 @@ export interface Checkpoint {
   fileCount: number;
   /** The conversation can go back to before this point (false for the session's very first entry). */
   conversation: boolean;
-  /** Calls from this point on whose workspace changes were not recorded (commands run without git, say): not restorable. */
+  /** Calls from this point on whose workspace changes were not recorded (a folder too large to snapshot, say): not restorable. */
   unrecorded: UnrecordedChanges;
 }
 

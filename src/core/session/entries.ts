@@ -139,7 +139,7 @@ export interface ToolResultEntry extends EntryBase {
   blob?: BlobRef;
   /** Files this call changed, snapshotted before and after: the file checkpoints a restore goes back to. */
   fileChanges?: FileChange[];
-  /** Why what this call changed in the workspace could not be recorded (a command run where git is missing, say): not restorable. */
+  /** Why what this call changed in the workspace could not be recorded (a folder too large to snapshot, say): not restorable. */
   checkpointGap?: string;
   /** Set on a delegated sub-task's result: the child session it ran in, and what its model calls used. */
   subagent?: SubagentLink;
