@@ -23,6 +23,7 @@ import { planningBench, planningLimits } from './planningBench';
 import { responsivenessBench, responsivenessLimits } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
 import { smokeBench } from './smokeBench';
+import { snapshotBench } from './snapshotBench';
 
 interface Machine {
   cpus: number;
@@ -127,6 +128,7 @@ async function main(): Promise<number> {
     ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
     ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
+    ['command snapshots', () => snapshotBench(quick)],
     [
       'value: cost against availability',
       async () => {

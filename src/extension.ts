@@ -26,8 +26,8 @@ import { StatusBarController } from './vscode/statusBarController';
 import { PendingImages } from './vscode/pendingImages';
 import { RestoredBranchQuestions } from './vscode/restoredBranchQuestion';
 import { TerminalRunner } from './vscode/terminalRunner';
-import { shadowCommandSnapshots } from './core/checkpoints/commandSnapshots';
-import { nodeGitRunner } from './core/checkpoints/gitRunner';
+import { workspaceCommandSnapshots } from './core/checkpoints/commandSnapshots';
+import { EditorSaveWatch } from './vscode/editorSaves';
 import { fileRoots } from './vscode/workspaceAccess';
 
 /** When this module was evaluated: activation time counts from here (bundle load included). */
@@ -89,6 +89,16 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const restoredBranchQuestions = new RestoredBranchQuestions();
   const terminal = new TerminalRunner();
   const modelProvider = new EndpointModelProvider(endpoint, configuration, logger);
+  const editorSaves = new EditorSaveWatch();
+  // Our own snapshot of each folder around every run_command (no git, no program at all); nothing in Restricted Mode.
+  const commandSnapshots = workspaceCommandSnapshots({
+    roots: fileRoots,
+    isTrusted: () => vscode.workspace.isTrusted,
+    sessionsDir: store.sessionsDir,
+    storeCapBytes: () => configuration.settings.tools.snapshotStoreMaxMegabytes * 1024 * 1024,
+    collect: () => store.collectBlobs(),
+    saves: editorSaves,
+  });
   const updateStatusBar = (): void => {
     const active = sessions.active;
     statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined, active);
@@ -104,6 +114,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     panel,
     statusBar,
     terminal,
+    editorSaves,
+    { dispose: () => void commandSnapshots.flush().catch(() => undefined) },
     sessions.onDidChangeActive(updateStatusBar),
     keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
     proposed,
@@ -124,8 +136,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       pendingImages,
       terminal,
       restoredBranchQuestions,
-      // Shadow git repositories in the extension's storage (never the workspace's .git) snapshot each command.
-      commandSnapshots: shadowCommandSnapshots(nodeGitRunner(), store.root, fileRoots),
+      commandSnapshots,
     }),
     ...registerPaletteCommands({ sessions, review, keys, configuration, endpoint, showPanel, pendingImages, restoredBranchQuestions }),
     new ContextKeys(sessions, endpoint, keys),

@@ -55,7 +55,7 @@ export interface AgentRunInput {
   pendingImages?: PendingImages;
   /** The visible "@agent" terminal, used when tools.runCommandsInTerminal is on. */
   terminal?: TerminalRunner;
-  /** Snapshots the workspace around each run_command (shadow git repositories in the extension's storage). */
+  /** Snapshots the workspace around each run_command (our own walk of each folder; nothing in Restricted Mode). */
   commandSnapshots?: CommandSnapshots;
   /** The window's sessions: a delegated sub-task gets a child session there (without it, no delegate tool is offered). */
   sessions?: AgentSessions;

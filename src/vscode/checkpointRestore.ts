@@ -5,6 +5,7 @@ import { changedSince, checkpoints, unrecordedSentence } from '../core/checkpoin
 import { planCheckpointRestore, planCompactionRestore, restoreBeforeCompaction, restoreCheckpoint as restoreCheckpointFlow, type CheckpointMode, type CompactionRestored, type FileAccess, type FilesRestored, type RestoreOptions } from '../core/agent/sessionFlows';
 import type { ConfirmStop } from '../core/agent/sessionEngine';
 import { isNotFound } from '../core/checkpoints/changeRecorder';
+import { assertWritableInside, readExact, removeExact, writeExact } from '../core/checkpoints/exactFiles';
 import { blobRefOf } from '../core/storage/blobStore';
 import { resolveSafely } from '../core/tools/pathSafety';
 import { readRegularText, verifyWriteTarget } from '../core/tools/safeFileIo';
@@ -34,8 +35,27 @@ async function apply(edit: vscode.WorkspaceEdit, uri: vscode.Uri): Promise<void>
   if (document?.isDirty) await document.save();
 }
 
-/** Files are read as the person sees them (unsaved editors included) and written through undoable WorkspaceEdits. */
+/** The path of an exact-bytes item: its raw bytes (checked to stay inside the folders through links), else the checked string path. */
+async function exactPath(absolute: string, raw: Buffer | undefined): Promise<string | Buffer> {
+  const path = raw ?? (await safeUri(absolute)).fsPath;
+  await assertWritableInside(path, fileRoots());
+  // Bytes on disk are not what an editor with unsaved changes shows: that file is the person's, left alone.
+  if (typeof path === 'string' && openDocument(vscode.Uri.file(path))?.isDirty) throw new Error(vscode.l10n.t('it has unsaved changes in the editor'));
+  return path;
+}
+
+/**
+ * Text a file tool wrote is read as the person sees it (unsaved editors included) and written through undoable
+ * WorkspaceEdits; a command's snapshot is exact bytes, read and written as they are on disk (any encoding, any line
+ * ending, any name), and an editor showing the file reloads it.
+ */
 export const workspaceRestorePort: RestorePort = {
+  async readBytes(absolute, raw) {
+    return readExact(await exactPath(absolute, raw));
+  },
+  async writeBytes(absolute, data, raw) {
+    await writeExact(await exactPath(absolute, raw), data);
+  },
   async read(absolute) {
     const uri = await safeUri(absolute);
     const open = openDocument(uri);
@@ -57,7 +77,11 @@ export const workspaceRestorePort: RestorePort = {
     } else edit.createFile(uri, { contents: new TextEncoder().encode(text) });
     await apply(edit, uri);
   },
-  async remove(absolute) {
+  async remove(absolute, raw) {
+    if (raw) {
+      await removeExact(await exactPath(absolute, raw));
+      return;
+    }
     const uri = await safeUri(absolute);
     const edit = new vscode.WorkspaceEdit();
     edit.deleteFile(uri, { ignoreIfNotExists: true });
@@ -74,19 +98,27 @@ function fileCount(count: number): string {
   return count === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', count);
 }
 
-/** Asks before overwriting changes someone made after the agent; true to go on. */
+/**
+ * Files someone changed after the agent last wrote them are left as they are unless the person says otherwise:
+ * asks which, and marks the items to replace; false when the person cancelled.
+ */
 async function confirmOverwrite(items: readonly RestoreItem[]): Promise<boolean> {
-  const changed = await changedSince(items, workspaceRestorePort, blobRefOf);
-  if (changed.length === 0) return true;
-  const restore = vscode.l10n.t('Restore');
+  const changed = new Set(await changedSince(items, workspaceRestorePort, blobRefOf, fileRoots()));
+  if (changed.size === 0) return true;
+  const names = [...changed];
+  const leave = vscode.l10n.t('Leave Them, Restore the Rest');
+  const replace = vscode.l10n.t('Replace Them Too');
   const choice = await vscode.window.showWarningMessage(
-    changed.length === 1
-      ? vscode.l10n.t('1 file changed after the agent last wrote it: {0}.', fileList(changed))
-      : vscode.l10n.t('{0} files changed after the agent last wrote them: {1}.', changed.length, fileList(changed)),
-    { modal: true, detail: vscode.l10n.t('Restoring replaces those changes too. Their current content is kept in the session: Restore Checkpoint… lists this restore, so it can be undone.') },
-    restore,
+    changed.size === 1
+      ? vscode.l10n.t('1 file changed after the agent last wrote it: {0}.', fileList(names))
+      : vscode.l10n.t('{0} files changed after the agent last wrote them: {1}.', changed.size, fileList(names)),
+    { modal: true, detail: vscode.l10n.t('Those changes are not the agent\'s: the restore leaves those files as they are unless you replace them too (their current content is then kept in the session, and Restore Checkpoint… can undo the restore).') },
+    leave,
+    replace,
   );
-  return choice === restore;
+  if (choice === undefined) return false;
+  for (const item of items) if (changed.has(item.path)) item.replaceChanged = choice === replace;
+  return true;
 }
 
 /** Checks trust and asks about files changed since the agent wrote them; false when the person cancelled. */
@@ -111,8 +143,9 @@ export function filesRestoredSentence(files: FilesRestored, what: string): strin
   const restored = files.changes.map((change) => change.path);
   const done = restored.length > 0 ? vscode.l10n.t('Restored {0} to {1}: {2}.', fileCount(restored.length), what, fileList(restored)) : vscode.l10n.t('No file needed restoring to {0}.', what);
   const failed = files.failed.map((failure) => ` ${vscode.l10n.t('{0} was not restored: {1}.', failure.path, failure.reason)}`).join('');
-  const kept = files.declined.length > 0 ? ` ${vscode.l10n.t('Kept as you changed them: {0}.', fileList(files.declined))}` : '';
-  return done + failed + kept;
+  const kept = files.kept.length > 0 ? ` ${vscode.l10n.t('Left as they are (changed after the agent last wrote them): {0}.', fileList(files.kept))}` : '';
+  const declined = files.declined.length > 0 ? ` ${vscode.l10n.t('Kept as you changed them: {0}.', fileList(files.declined))}` : '';
+  return done + failed + kept + declined;
 }
 
 /** What the picker says about changes a restore cannot put back (commands run where no snapshot could be taken). */

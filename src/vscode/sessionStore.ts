@@ -206,8 +206,8 @@ export class SessionStore implements vscode.Disposable {
     await this.collectBlobs();
   }
 
-  /** Removes the blobs no session refers to any more; a failure is logged, never fails the delete. */
-  private async collectBlobs(): Promise<void> {
+  /** Removes the blobs no session (nor checkpoint index) refers to any more; a failure is logged, never fails the delete. */
+  async collectBlobs(): Promise<void> {
     this.lastCollection = undefined;
     try {
       this.lastCollection = await collectUnreferencedBlobs(nodeFileIo, this.sessionsDir, path.join(this.sessionsDir, 'blobs'));

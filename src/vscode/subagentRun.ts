@@ -56,7 +56,11 @@ export function chatDelegateTool(input: DelegateInput): Tool {
     input.stream.button({ command: OPEN_SESSION_COMMAND, title: vscode.l10n.t('Open sub-task session'), arguments: [delegation.link.sessionId] });
     return delegation;
   };
-  return delegateTool(delegate);
+  // The caps are read when a call comes (the request's settings), one count per request: this tool is made per request.
+  return delegateTool(delegate, () => {
+    const tools = input.parentOptions().settings.tools;
+    return { perReply: tools.delegateMaxPerReply, perRequest: tools.delegateMaxPerRequest };
+  });
 }
 
 /** Opens a session by id (a sub-task's), makes it the one the panel follows, and shows the panel. */

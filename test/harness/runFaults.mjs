@@ -132,6 +132,13 @@ const FAMILIES = [
     limitSeconds: 90,
   },
   {
+    name: 'hostile workspace',
+    script: 'hostileWorkspace',
+    children: [],
+    needs: ['src/core/checkpoints/commandSnapshots.ts', 'src/core/checkpoints/folderSnapshot.ts'],
+    limitSeconds: 180,
+  },
+  {
     name: 'small hostile',
     script: 'smallHostile',
     children: [],

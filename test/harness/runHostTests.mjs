@@ -38,12 +38,24 @@ function readResults(file) {
   }
 }
 
+/** The suite that runs a second time in a window whose folder is not trusted (workspace trust on, no prompt). */
+const RESTRICTED_SUITE = 'Restricted Mode';
+// code-server's port forwarding finds listening processes with `ps` from the extension host (the scripted endpoint
+// listens there) unless ports are found from terminal output instead: so every child process the host starts during
+// the test is one a request started.
+const RESTRICTED_SETTINGS = {
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'never',
+  'remote.autoForwardPorts': false,
+  'remote.autoForwardPortsSource': 'output',
+};
+
 /** Starts what the suite needs, runs it in the workbench, and always tears everything down. */
-async function runSuite(options) {
-  const dirs = makeRunDirs('host-tests');
+async function runSuite(options, { restricted = false } = {}) {
+  const dirs = restricted ? makeRunDirs('host-tests-restricted', { trust: true, settings: RESTRICTED_SETTINGS }) : makeRunDirs('host-tests');
   const devRoot = makeDevExtensionsRoot(dirs, { [DEV_NAME]: EXTENSION_ROOT });
   const resultsFile = path.join(dirs.run, 'results.json');
-  const env = { AGENT_TEST_RESULTS: resultsFile, AGENT_TEST_HOST: 'code-server' };
+  const env = { AGENT_TEST_RESULTS: resultsFile, AGENT_TEST_HOST: 'code-server', ...(restricted ? { AGENT_TEST_GREP: RESTRICTED_SUITE } : {}) };
   let endpoint, server, browser;
   try {
     if (options.endpointScenario) {
@@ -80,17 +92,25 @@ async function main() {
     throw new Error('dist-test/integration/index.js is missing: test/integration/index.ts did not build');
   }
   ensureInstalled();
-  const { exitCode, results, dirs } = await runSuite(options);
-  if (exitCode === 'timeout') console.log(`host: the suite did not finish within ${TIMEOUT_MS} ms`);
-  for (const failure of results?.failures ?? []) console.log(`host: FAILED ${failure.name}: ${failure.message.split('\n')[0]}`);
-  if (!results) console.log(`host: no results file was written (server log: ${path.join(dirs.run, 'server.log')})`);
-  const passed = results?.passed ?? 0;
-  const failed = results ? results.failed : 1;
-  const ok = exitCode === 0 && results !== undefined && failed === 0;
-  removeRunDirs(dirs, { failed: !ok });
-  console.log(`host: finished in ${((Date.now() - started) / 1000).toFixed(1)} s (exit code ${exitCode})`);
-  console.log(`${passed} passed, ${ok ? failed : Math.max(failed, 1)} failed`);
-  return ok ? 0 : 1;
+  let passed = 0;
+  let failed = 0;
+  // The trusted window runs every suite; an untrusted one runs the Restricted Mode suite (skipped in the first).
+  const grep = process.env.AGENT_TEST_GREP;
+  const runs = [{ restricted: false }, ...(!grep || RESTRICTED_SUITE.includes(grep) || grep.includes('Restricted') ? [{ restricted: true }] : [])];
+  for (const run of runs) {
+    const label = run.restricted ? 'host (untrusted folder)' : 'host';
+    const { exitCode, results, dirs } = await runSuite(options, run);
+    if (exitCode === 'timeout') console.log(`${label}: the suite did not finish within ${TIMEOUT_MS} ms`);
+    for (const failure of results?.failures ?? []) console.log(`host: FAILED ${failure.name}: ${failure.message.split('\n')[0]}`);
+    if (!results) console.log(`${label}: no results file was written (server log: ${path.join(dirs.run, 'server.log')})`);
+    const ok = exitCode === 0 && results !== undefined && results.failed === 0;
+    passed += results?.passed ?? 0;
+    failed += ok ? 0 : Math.max(results?.failed ?? 1, 1);
+    removeRunDirs(dirs, { failed: !ok });
+  }
+  console.log(`host: finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
 }
 
 main().then(

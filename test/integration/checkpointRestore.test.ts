@@ -105,7 +105,7 @@ describe('restore checkpoint', () => {
     assert.match(String(last?.content), /restored these files to an earlier checkpoint[\s\S]*level\.ts/);
   });
 
-  it("a command's changes go back too: the shadow repository recorded what run_command changed", async () => {
+  it("a command's changes go back too: the command snapshots recorded what run_command changed", async () => {
     const script = `const f=require('fs');f.writeFileSync('${dir}/level.ts','export const level = 9;\\n');f.writeFileSync('${dir}/generated.ts','export const generated = 1;\\n')`;
     endpoint = await useScriptedEndpoint(roleScript({ agent: [toolCalls([{ name: 'run_command', arguments: { command: `node -e "${script}"` } }]), reply('Generated.')] }));
     await newChatThread();

@@ -77,6 +77,23 @@ describe('collecting blobs no session names', () => {
     expect(readdirSync(blobs).sort()).toEqual([...['kept by a', 'kept by deleted', 'fresh'].map((text) => `${blobRefOf(text).sha256}.txt`), 'notes.md'].sort());
   });
 
+  it('a blob a running turn stores again (deduplicated) is kept by a collection that runs before its entry is appended', async () => {
+    const { sessions, blobs } = layout();
+    const store = new BlobStore(blobs, nodeFileIo);
+    // Old and named by no session: a turn about to name it again (a snapshot of the same content) stores it now.
+    const ref = await store.put('only the removed session');
+    const result = await collectUnreferencedBlobs(nodeFileIo, sessions, blobs);
+    expect(result.removed).toBe(0);
+    expect(await store.read(ref)).toBe('only the removed session');
+  });
+
+  it("keeps what a checkpoint index names (a workspace file's content the next command's restore may need)", async () => {
+    const { sessions, blobs } = layout();
+    mkdirSync(nodePath.join(sessions, 'checkpoints'));
+    writeFileSync(nodePath.join(sessions, 'checkpoints', '0123456789abcdef.index'), `header\n${blobRefOf('only the removed session').sha256} 1 24 1 1 1 33188 1 "a.txt"\n`);
+    expect((await collectUnreferencedBlobs(nodeFileIo, sessions, blobs)).removed).toBe(0);
+  });
+
   it('does nothing when there is no blob folder', async () => {
     expect(await collectUnreferencedBlobs(nodeFileIo, dir, nodePath.join(dir, 'none'))).toEqual({ removed: 0, bytesFreed: 0, kept: 0 });
   });

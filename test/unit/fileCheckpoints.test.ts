@@ -117,12 +117,18 @@ describe('file checkpoints', () => {
     expect(restoreNotice(fixture.session.log.path())).toBeUndefined();
   });
 
-  it('a file the person changed after the agent is reported before it is overwritten, and its content is kept', async () => {
+  it('a file the person changed after the agent is named and left as it is, unless the person chooses to replace it (its content kept first)', async () => {
     await twoEditingTurns();
     writeFileSync(nodePath.join(fixture.ws.root, 'src/a.ts'), 'my own work\n');
     const items = planFileRestore(fixture.session.log.path(), requestId('make it 42 and add b')) ?? [];
     expect(await changedSince(items, port, blobRefOf)).toEqual(['src/a.ts']);
-    const outcome = await restoreFiles(requestId('make it 42 and add b'));
+    const left = await applyFileRestore(items, port, fixture.session.log.blobs, [fixture.ws.root]);
+    expect(left.kept).toEqual(['src/a.ts']);
+    expect(file('src/a.ts')).toBe('my own work\n');
+    expect(file('src/b.ts')).toBeNull();
+    for (const item of items) item.replaceChanged = true;
+    const outcome = await applyFileRestore(items, port, fixture.session.log.blobs, [fixture.ws.root]);
+    expect(file('src/a.ts')).toBe('export const answer = 41;\n');
     expect(outcome.changes.find((change) => change.path === 'src/a.ts')?.before).toEqual(blobRefOf('my own work\n'));
     expect(await fixture.session.log.blobs.read(blobRefOf('my own work\n'))).toBe('my own work\n');
   });

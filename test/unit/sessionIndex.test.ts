@@ -2,10 +2,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionIndexStore } from '../../src/core/session/sessionIndex';
+import { SessionIndexStore, type SessionRecord } from '../../src/core/session/sessionIndex';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { titleFromRequest } from '../../src/core/session/sessionTitle';
-import { nodeFileIo } from '../../src/core/storage/fileIo';
+import { nodeFileIo, type FileIo } from '../../src/core/storage/fileIo';
 import { tempDir } from '../support/sessionTempDir';
 
 let dir: string;
@@ -70,7 +70,56 @@ describe('SessionIndexStore', () => {
     expect((await new SessionIndexStore(dir, nodeFileIo).load()).sessions[0]?.untitled).toBe(true);
     const text = readFileSync(store.indexFile, 'utf8').replace('"untitled": true', '"untitled": "yes"');
     writeFileSync(store.indexFile, text);
-    expect((await new SessionIndexStore(dir, nodeFileIo).load()).warnings).toEqual([expect.stringContaining('corrupt'), expect.stringContaining('skipped a.jsonl')]);
+    expect((await new SessionIndexStore(dir, nodeFileIo).load()).warnings).toEqual([expect.stringMatching(/partly corrupt; rebuilt 1 refused record/)]);
+  });
+  it('one refused record costs only itself: every other title and hand-off link is kept, and its session is listed again', async () => {
+    for (const id of ['a', 'b', 'c']) {
+      const log = await SessionLog.create(nodePath.join(dir, `${id}.jsonl`), { id, title: `Header ${id}` }, { lock: false });
+      await log.close();
+    }
+    const records = [
+      { id: 'a', title: 'Renamed A', file: 'a.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-02' },
+      { id: 'b', title: 'Hand-off of A', file: 'b.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-03', handoffFrom: 'a' },
+      { id: 'c', title: 'Refused', file: '../../outside.jsonl', createdAt: '2025-01-01', updatedAt: '2025-01-04' },
+    ];
+    writeFileSync(nodePath.join(dir, 'index.json'), JSON.stringify({ version: 1, sessions: records }));
+    const store = new SessionIndexStore(dir, nodeFileIo);
+    const { sessions, warnings } = await store.load();
+    expect(warnings).toEqual([expect.stringMatching(/partly corrupt; rebuilt 1 refused record/)]);
+    expect(store.get('a')?.title).toBe('Renamed A');
+    expect(store.get('b')).toMatchObject({ title: 'Hand-off of A', handoffFrom: 'a' });
+    expect(store.get('c')).toMatchObject({ title: 'Header c', file: 'c.jsonl' });
+    expect(sessions).toHaveLength(3);
+    expect((await new SessionIndexStore(dir, nodeFileIo).load()).warnings).toEqual([]);
+  });
+
+  it('two windows renaming at once both keep their rename', async () => {
+    for (const id of ['x', 'y']) writeFileSync(nodePath.join(dir, `${id}.jsonl`), '');
+    const base = { createdAt: '2025-01-01', updatedAt: '2025-01-01' };
+    writeFileSync(nodePath.join(dir, 'index.json'), JSON.stringify({ version: 1, sessions: [{ id: 'x', title: 'X', file: 'x.jsonl', ...base }, { id: 'y', title: 'Y', file: 'y.jsonl', ...base }] }));
+    // Each window's write waits until the other has read the index too (or a second): the interleaving that lost a rename.
+    let reads = 0;
+    const io: FileIo = {
+      ...nodeFileIo,
+      readFile: async (path) => {
+        if (path.endsWith('index.json')) reads++;
+        return nodeFileIo.readFile(path);
+      },
+      writeFileAtomic: async (path, data) => {
+        const deadline = Date.now() + 1000;
+        while (reads < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+        return nodeFileIo.writeFileAtomic(path, data);
+      },
+    };
+    const first = new SessionIndexStore(dir, io);
+    const second = new SessionIndexStore(dir, io);
+    await first.load();
+    await second.load();
+    const later = '2025-02-01T00:00:00.000Z';
+    await Promise.all([first.upsert({ ...(first.get('x') as SessionRecord), title: 'X renamed', updatedAt: later }), second.upsert({ ...(second.get('y') as SessionRecord), title: 'Y renamed', updatedAt: later })]);
+    const reloaded = new SessionIndexStore(dir, nodeFileIo);
+    await reloaded.load();
+    expect(reloaded.list().map((record) => record.title).sort()).toEqual(['X renamed', 'Y renamed']);
   });
 });
 

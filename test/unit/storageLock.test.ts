@@ -6,7 +6,7 @@ import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath, SessionLog } from '../../src/core/session/sessionLog';
 import { SessionLock, SessionLockedError, SessionLockLostError } from '../../src/core/storage/sessionLock';
-import { nodeFileIo } from '../../src/core/storage/fileIo';
+import { nodeFileIo, type FileIo } from '../../src/core/storage/fileIo';
 import { tempDir } from '../support/sessionTempDir';
 
 let dir: string;
@@ -45,6 +45,40 @@ describe('session lock', () => {
     const holder = JSON.parse(readFileSync(lockPath(file), 'utf8')) as { pid: number };
     expect(holder.pid).toBe(process.pid);
     await taken.close();
+  });
+
+  it('two windows taking over one stale lock at once: exactly one holds it', async () => {
+    const path = lockPath(file);
+    writeFileSync(path, JSON.stringify({ pid: deadPid(), host: os.hostname(), time: Date.now(), token: 'old' }));
+    // The second removal of the lock file waits until the first contender holds it: the race that left two holders.
+    let firstHolds: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (firstHolds = resolve));
+    let removals = 0;
+    const gated = async (target: string): Promise<void> => {
+      if (target === path && ++removals === 2) await Promise.race([held, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    };
+    const io: FileIo = {
+      ...nodeFileIo,
+      rename: async (from, to) => {
+        await gated(from);
+        return nodeFileIo.rename(from, to);
+      },
+      unlink: async (target) => {
+        await gated(target);
+        return nodeFileIo.unlink(target);
+      },
+      createExclusive: async (target, data) => {
+        const created = await nodeFileIo.createExclusive(target, data);
+        if (created && target === path) firstHolds();
+        return created;
+      },
+    };
+    const outcomes = await Promise.allSettled([SessionLock.acquire(path, 'abc', io, { heartbeatMs: 0, pid: 1, isPidAlive: (pid) => pid === 1 || pid === 2 }), SessionLock.acquire(path, 'abc', io, { heartbeatMs: 0, pid: 2, isPidAlive: (pid) => pid === 1 || pid === 2 })]);
+    const holders = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(holders).toHaveLength(1);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+    expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(SessionLockedError);
+    for (const outcome of holders) await outcome.value.release();
   });
 
   it('respects a live lock from another host until its heartbeat expires', async () => {

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { SessionEngine } from '../../src/core/agent/sessionEngine';
 import type { ChildSession } from '../../src/core/agent/subagent';
-import { answerCap, SUBAGENT_TOOLS, subagentDelegate } from '../../src/core/agent/subagent';
+import { answerCap, SUBAGENT_MAX_STEPS, SUBAGENT_TOOLS, subagentDelegate } from '../../src/core/agent/subagent';
 import type { ToolResultEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { SessionIndexStore } from '../../src/core/session/sessionIndex';
-import { validateHeader } from '../../src/core/session/entryValidation';
+import { validateEntry, validateHeader } from '../../src/core/session/entryValidation';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
 import { delegateTool } from '../../src/core/tools/delegateTool';
 import { builtinTools, ToolRegistry } from '../../src/core/tools/toolRegistry';
@@ -144,6 +144,68 @@ describe('sub-agents', () => {
     const result = fixture.session.log.path().find((entry): entry is ToolResultEntry => entry.type === 'toolResult');
     expect(result?.content).toContain('[cancelled by the user]');
     await child?.log.close();
+  });
+
+  it('subtask-at-limit-returns-its-findings', async () => {
+    // The child reads for its whole budget of model calls and never writes a final answer; one early reply says what it found.
+    const childSteps: ScriptStep[] = Array.from({ length: SUBAGENT_MAX_STEPS }, (_, step) => ({
+      ...(step === 3 ? { text: 'So far: the port is set in src/config.ts (export const port = 8080).' } : {}),
+      toolCalls: [{ name: 'read_file', args: { path: step % 2 === 0 ? 'src/config.ts' : 'src/other.ts' } }],
+      usage,
+    }));
+    const model = scriptedModel([{ toolCalls: [{ name: 'delegate', args: { task: 'Find the port and everything that uses it.' } }] }, ...childSteps, { text: 'It is 8080.' }]);
+    const made = children();
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry: registryWithDelegate(model, made), userText: 'which port?' }));
+    const result = fixture.session.log.path().find((entry): entry is ToolResultEntry => entry.type === 'toolResult');
+    expect(result?.content).not.toContain('gave no answer');
+    expect(result?.content).toContain('So far: the port is set in src/config.ts (export const port = 8080).');
+    expect(result?.content).toMatch(/reached its limit of 25 model calls before it wrote its answer/);
+    expect(result?.content).toMatch(/What it read \(25 tool calls\): read_file: src\/config\.ts, src\/other\.ts\./);
+    expect(result?.content).toContain('stopped at its call limit before it answered');
+    expect(result?.isError).toBe(false);
+    expect(result?.subagent?.calls).toBe(SUBAGENT_MAX_STEPS);
+    // The parent's next call sees the findings.
+    expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain('So far: the port is set in src/config.ts');
+    await made.made[0]?.log.close();
+  });
+
+  it('one reply asking for 40 sub-tasks starts 3; the others get a note saying why; a request starts at most 8, the next request 8 again', async () => {
+    const forty = Array.from({ length: 40 }, (_, n) => ({ name: 'delegate', args: { task: `Look at part ${n}.` } }));
+    const answer: ScriptStep = { text: 'Part looked at.' };
+    const first: ScriptStep[] = [{ toolCalls: forty }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, answer, { toolCalls: forty.slice(0, 4) }, answer, answer, { text: 'Done.' }];
+    const second: ScriptStep[] = [{ toolCalls: forty.slice(0, 1) }, answer, { text: 'Done again.' }];
+    const model = scriptedModel([...first, ...second]);
+    const made = children();
+    // One tool for both requests, as a long-lived caller would keep it: it counts per request.
+    const registry = registryWithDelegate(model, made);
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry, userText: 'look at everything' }));
+    const results = fixture.session.log.path().filter((entry): entry is ToolResultEntry => entry.type === 'toolResult');
+    expect(results).toHaveLength(48);
+    expect(made.made).toHaveLength(8);
+    expect(results.slice(0, 40).filter((entry) => entry.subagent).length).toBe(3);
+    expect(results[3]?.content).toMatch(/^delegate: not run\. One reply may start at most 3 sub-tasks \(compactionAgent\.tools\.delegateMaxPerReply\); this was delegate call 4 of that reply/);
+    expect(results[3]?.isError).toBe(true);
+    // Second reply: 3 more run, the fourth is over the reply's cap; third reply: 2 run, then the request's 8 are used.
+    expect(results.slice(40, 44).map((entry) => entry.subagent !== undefined)).toEqual([true, true, true, false]);
+    expect(results.slice(44, 48).map((entry) => entry.subagent !== undefined)).toEqual([true, true, false, false]);
+    expect(results[46]?.content).toMatch(/^delegate: not run\. This request has already run 8 sub-tasks, the most one request may \(compactionAgent\.tools\.delegateMaxPerRequest\)/);
+    expect(model.requests).toHaveLength(first.length);
+    await collect(runAgent({ ...baseAgentOptions(fixture, model), registry, userText: 'and one more' }));
+    expect(made.made).toHaveLength(9);
+    expect(model.requests).toHaveLength(first.length + second.length);
+    for (const child of made.made) await child.log.close();
+  });
+
+  it('sub-task usage read from a log is bounded: an absurd or negative count is dropped with the link, the output kept', () => {
+    const line = (subagent: unknown): unknown => ({ type: 'toolResult', id: 'r', parentId: null, timestamp: 't', toolCallId: 'c', toolName: 'delegate', isError: false, content: 'The answer.', subagent });
+    for (const bad of [{ sessionId: 's', calls: 1e300, promptTokens: 1, completionTokens: 1 }, { sessionId: 's', calls: 1, promptTokens: -5, completionTokens: 1 }, { sessionId: 's', calls: 1, promptTokens: 1, completionTokens: 1, cost: 1e12 }]) {
+      const checked = validateEntry(line(bad));
+      expect('entry' in checked && checked.entry).toMatchObject({ type: 'toolResult', content: 'The answer.' });
+      expect('entry' in checked && 'subagent' in checked.entry).toBe(false);
+      if ('entry' in checked) expect(pathUsage([checked.entry]).session).toMatchObject({ calls: 0, promptTokens: 0, outputTokens: 0, cost: 0 });
+    }
+    const good = validateEntry(line({ sessionId: 's', calls: 3, promptTokens: 3000, completionTokens: 150, cost: 0.02 }));
+    expect('entry' in good && good.entry.type === 'toolResult' && good.entry.subagent?.calls).toBe(3);
   });
 
   it("a sub-task session's link to its parent survives an index rebuild; a malformed link is dropped", async () => {

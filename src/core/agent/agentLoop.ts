@@ -349,7 +349,7 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<AgentEven
     userEntry = (await options.log.append({ type: 'user', text: options.userText, ...attachments, ...images })) as UserEntry;
   }
   // The turn's workspace snapshot runs beside the first model call (see CommandSnapshots.turnStarted).
-  if (userEntry) void options.commandSnapshots?.turnStarted(userEntry.id);
+  if (userEntry && options.workspace.isTrusted()) void options.commandSnapshots?.turnStarted(userEntry.id, { store: options.log.blobs, maxBytes: options.settings.tools.snapshotMaxBytes });
   yield { type: 'turnStart', ...(userEntry ? { userEntry } : {}) };
   let reason: DoneReason | 'next' = 'next';
   while (reason === 'next') {

@@ -50,7 +50,11 @@ async function restoreFiles(session: FlowSession, targetId: string, planned: rea
   const before = new Map(planned.map((item) => [item.absolute, item] as const));
   const added = current.filter((item) => !before.has(item.absolute));
   const keep = added.length > 0 && !(await options.confirmAdded(added)) ? new Set(added.map((item) => item.absolute)) : new Set<string>();
-  const items = current.filter((item) => !keep.has(item.absolute));
+  // The person's answer about files changed since the agent wrote them was given on the first plan: it holds for the same file now.
+  const items = current.filter((item) => !keep.has(item.absolute)).map((item) => {
+    const answered = before.get(item.absolute)?.replaceChanged;
+    return answered === undefined || item.replaceChanged !== undefined ? item : { ...item, replaceChanged: answered };
+  });
   const outcome = await applyFileRestore(items, options.files.port, session.log.blobs, options.files.roots);
   if (outcome.changes.length > 0) await session.log.append({ type: 'fileRestore', targetId, changes: outcome.changes });
   return { ...outcome, added: added.map((item) => item.path), declined: added.filter((item) => keep.has(item.absolute)).map((item) => item.path) };

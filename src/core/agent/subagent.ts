@@ -97,15 +97,61 @@ function describeCall(name: string, args: string): string {
   return `${name} ${flat.length > 80 ? `${flat.slice(0, 77)}…` : flat}`;
 }
 
+/** Most items of one tool listed in the account of what a sub-task read. */
+const ACCOUNT_ITEMS = 30;
+
+/** What one read-only call was about: its path, glob or pattern (as the model gave it, shortened). */
+function callSubject(args: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return args.slice(0, 60);
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const subject = [fields.path, fields.pattern, fields.glob].find((value): value is string => typeof value === 'string') ?? '';
+  const shown = subject.length > 80 ? `${subject.slice(0, 77)}…` : subject;
+  return typeof fields.pattern === 'string' ? JSON.stringify(shown) : shown;
+}
+
+/** A compact account of the calls a sub-task made: per tool, the paths, globs and patterns, each once. */
+export function readingAccount(calls: ReadonlyArray<{ name: string; arguments: string }>): string {
+  const byTool = new Map<string, string[]>();
+  for (const call of calls) {
+    const subjects = byTool.get(call.name) ?? [];
+    const subject = callSubject(call.arguments);
+    if (subject !== '' && !subjects.includes(subject)) subjects.push(subject);
+    byTool.set(call.name, subjects);
+  }
+  return [...byTool.entries()]
+    .map(([name, subjects]) => `${name}: ${subjects.slice(0, ACCOUNT_ITEMS).join(', ')}${subjects.length > ACCOUNT_ITEMS ? ` and ${subjects.length - ACCOUNT_ITEMS} more` : ''}`)
+    .join('; ');
+}
+
+/**
+ * The answer of a sub-task that stopped before it wrote one (its call limit, an error): the last thing it wrote in
+ * words, and what it read, so the calls it made are not lost to the parent.
+ */
+function findingsSoFar(ended: string, steps: number, latestText: string, calls: ReadonlyArray<{ name: string; arguments: string }>): string {
+  const why = ended === 'maxSteps' ? `reached its limit of ${steps} model calls` : 'ended with an error';
+  const parts = [`[The sub-task ${why} before it wrote its answer. What it found so far:]`];
+  parts.push(latestText !== '' ? latestText : '(It wrote no findings in words before it stopped.)');
+  if (calls.length > 0) parts.push(`What it read (${calls.length} tool call${calls.length === 1 ? '' : 's'}): ${readingAccount(calls)}.`);
+  return parts.join('\n\n');
+}
+
 /**
  * Runs the sub-task as one request of the child session: its own context (only the task and what its tools
- * return), read-only tools, SUBAGENT_MAX_STEPS model calls. The child's last reply is the answer, capped
- * with the parent's tokenizer.
+ * return), read-only tools, SUBAGENT_MAX_STEPS model calls. The child's last reply is the answer, capped with the
+ * parent's tokenizer; a child that stopped before replying (its call limit, an error) hands back the last thing it
+ * wrote and an account of what it read.
  */
 export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
   const request = await run.beginRequest(run.signal);
   const usage: SubagentUsage = { calls: 0, promptTokens: 0, completionTokens: 0 };
   let last: AssistantEntry | undefined;
+  let latestText = '';
+  const calls: Array<{ name: string; arguments: string }> = [];
   let ended = 'error';
   let steps = 0;
   try {
@@ -123,9 +169,13 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
       maxSteps: SUBAGENT_MAX_STEPS,
     });
     for await (const event of events) {
-      if (event.type === 'toolStart') run.onProgress?.(describeCall(event.call.name, event.call.arguments));
+      if (event.type === 'toolStart') {
+        calls.push({ name: event.call.name, arguments: event.call.arguments });
+        run.onProgress?.(describeCall(event.call.name, event.call.arguments));
+      }
       if (event.type === 'message') {
         last = event.entry;
+        if (event.entry.text.trim() !== '') latestText = event.entry.text.trim();
         if (event.entry.stopReason !== 'aborted' && event.entry.stopReason !== 'error') addUsage(usage, event.entry.usage);
       }
       if (event.type === 'done') {
@@ -136,7 +186,10 @@ export async function runSubagent(run: SubagentRun): Promise<SubagentOutcome> {
   } finally {
     request.end();
   }
-  const text = last?.text.trim() ?? '';
+  const finalText = last?.text.trim() ?? '';
+  // A sub-task that stopped before answering (its call limit, an error) still hands back what it found.
+  const stoppedEarly = (ended === 'maxSteps' || ended === 'error') && (finalText === '' || (last?.toolCalls.length ?? 0) > 0);
+  const text = stoppedEarly && (latestText !== '' || calls.length > 0) ? findingsSoFar(ended, steps, latestText, calls) : finalText;
   const capped = capAnswer(text, answerCap(run.parent.contextWindow), run.parent.counter);
   return { answer: capped.text, shortened: capped.shortened, steps, usage, ended };
 }

@@ -24,7 +24,7 @@ export interface ToolRunDeps {
   signal: AbortSignal;
   /** Calls whose arguments the endpoint reported as invalid JSON. */
   invalidArguments: ReadonlySet<string>;
-  /** Snapshots the workspace around each command (a shadow git repository), so Restore Checkpoint can undo it. */
+  /** Snapshots the workspace around each command (no program started), so Restore Checkpoint can undo it. */
   commandSnapshots?: CommandSnapshots;
 }
 

@@ -52,7 +52,7 @@ export interface SnapshotLimits {
   notes?: string[];
   /** Snapshots the workspace around each command, so what it changed is recorded too; without it commands are not. */
   commands?: CommandSnapshots;
-  /** Set to why a command's changes could not be recorded (git missing, a folder too large). */
+  /** Set to why a command's changes could not all be recorded (a folder too large, the store full). */
   gap?: (reason: string) => void;
 }
 
@@ -93,9 +93,10 @@ export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore,
     findFiles: (glob: string, limit: number, signal?: AbortSignal) => inner.findFiles(glob, limit, signal),
     searchText: (pattern, options) => inner.searchText(pattern, options),
     async runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
-      if (!limits.commands) return inner.runCommand(command, options);
+      // In Restricted Mode the command is refused, and nothing of the folder is walked or read for it.
+      if (!limits.commands || !inner.isTrusted()) return inner.runCommand(command, options);
       const commands = limits.commands;
-      const pending = await commands.before(command, options.signal).catch((error: unknown) => {
+      const pending = await commands.before(command, { store, maxBytes: limits.maxBytes, ...(options.signal ? { signal: options.signal } : {}) }).catch((error: unknown) => {
         limits.gap?.(error instanceof Error ? error.message : String(error));
         return undefined;
       });
@@ -103,7 +104,7 @@ export function recordingWorkspace(inner: WorkspaceAccess, store: SnapshotStore,
         return await inner.runCommand(command, options);
       } finally {
         // Also after a failed, stopped or timed-out command: what it changed before it ended can be put back.
-        const found = await pending?.after(store, limits.maxBytes).catch((error: unknown) => ({ changes: [], notes: [], gap: error instanceof Error ? error.message : String(error) }));
+        const found = await pending?.after().catch((error: unknown) => ({ changes: [], notes: [], gap: error instanceof Error ? error.message : String(error) }));
         if (found) {
           changes.push(...found.changes);
           limits.notes?.push(...found.notes);

@@ -119,6 +119,13 @@ export interface FileChange {
   before?: BlobRef | null;
   /** The content after: null when the file no longer exists. */
   after: BlobRef | null;
+  /**
+   * True when before and after are the file's exact bytes (a command's snapshot: any encoding, any line ending),
+   * written back as they are; otherwise they are the text a file tool wrote, written back as text.
+   */
+  exact?: boolean;
+  /** The absolute path's exact bytes (base64) when its name is not valid UTF-8 (then `path` shows U+FFFD). */
+  absoluteBytes?: string;
 }
 
 export interface ToolResultEntry extends EntryBase {
@@ -132,7 +139,7 @@ export interface ToolResultEntry extends EntryBase {
   blob?: BlobRef;
   /** Files this call changed, snapshotted before and after: the file checkpoints a restore goes back to. */
   fileChanges?: FileChange[];
-  /** Why what this call changed in the workspace could not be recorded (a command run where git is missing, say): not restorable. */
+  /** Why what this call changed in the workspace could not be recorded (a folder too large to snapshot, say): not restorable. */
   checkpointGap?: string;
   /** Set on a delegated sub-task's result: the child session it ran in, and what its model calls used. */
   subagent?: SubagentLink;

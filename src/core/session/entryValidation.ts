@@ -25,10 +25,24 @@ const isFileChange: Check = (value) =>
   isString(value.path) &&
   isString(value.absolute) &&
   (value.before === undefined || value.before === null || isBlobRef(value.before)) &&
-  (value.after === null || isBlobRef(value.after));
+  (value.after === null || isBlobRef(value.after)) &&
+  optional(isBoolean)(value.exact) &&
+  optional((bytes) => isString(bytes) && /^[A-Za-z0-9+/]*={0,2}$/.test(bytes) && bytes.length <= 8192)(value.absoluteBytes);
 const isFileChanges: Check = (value) => Array.isArray(value) && value.every(isFileChange);
+/** Most model calls and tokens one sub-task's usage may claim: a log saying more is corrupt, not a bill. */
+const MAX_SUBAGENT_CALLS = 100_000;
+const MAX_SUBAGENT_TOKENS = 100_000_000_000;
+const isAmount =
+  (max: number): Check =>
+  (value) =>
+    isNumber(value) && (value as number) >= 0 && (value as number) <= max;
 const isSubagentLink: Check = (value) =>
-  isObject(value) && isString(value.sessionId) && isNumber(value.calls) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && optional(isNumber)(value.cost);
+  isObject(value) &&
+  isString(value.sessionId) &&
+  isAmount(MAX_SUBAGENT_CALLS)(value.calls) &&
+  isAmount(MAX_SUBAGENT_TOKENS)(value.promptTokens) &&
+  isAmount(MAX_SUBAGENT_TOKENS)(value.completionTokens) &&
+  (value.cost === undefined || isReportedCost(value.cost));
 const isLedger: Check = (value) => isObject(value) && isStringArray(value.read) && isStringArray(value.modified);
 const isOneOf =
   (...values: string[]): Check =>
@@ -92,13 +106,22 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
 }
 
 /**
- * A tool result whose file snapshots are malformed keeps its output (what the model saw matters more); only
- * the snapshots are dropped, so those changes are not offered for restore.
+ * A tool result whose file snapshots or sub-task usage are malformed keeps its output (what the model saw matters
+ * more); only those are dropped, so the changes are not offered for restore and the usage is not counted.
  */
 function withoutBadSnapshots(value: Json): Json {
-  if (value.type !== 'toolResult' || value.fileChanges === undefined || isFileChanges(value.fileChanges)) return value;
-  const { fileChanges: _dropped, ...rest } = value;
-  return rest;
+  if (value.type !== 'toolResult') return value;
+  let kept = value;
+  if (kept.fileChanges !== undefined && !isFileChanges(kept.fileChanges)) {
+    const { fileChanges: _dropped, ...rest } = kept;
+    kept = rest;
+  }
+  // A sub-task's usage out of bounds (negative, absurd) is dropped too: it is added to the parent's figures.
+  if (kept.subagent !== undefined && !isSubagentLink(kept.subagent)) {
+    const { subagent: _dropped, ...rest } = kept;
+    kept = rest;
+  }
+  return kept;
 }
 
 /**

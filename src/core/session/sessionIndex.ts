@@ -39,17 +39,30 @@ function isRecord(value: unknown): value is SessionRecord {
   );
 }
 
-function parseIndex(text: string): SessionRecord[] | undefined {
+interface ParsedIndex {
+  records: SessionRecord[];
+  /** How many records were refused (malformed, or naming a file outside the sessions folder). */
+  refused: number;
+}
+
+/** The index's records one by one: a refused record costs only itself (its session is listed again from its log file). */
+function parseIndex(text: string): ParsedIndex | undefined {
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null) return undefined;
     const sessions = (value as { sessions?: unknown }).sessions;
-    if (!Array.isArray(sessions) || !sessions.every(isRecord)) return undefined;
-    return sessions;
+    if (!Array.isArray(sessions)) return undefined;
+    const records = sessions.filter(isRecord);
+    return { records, refused: sessions.length - records.length };
   } catch {
     return undefined;
   }
 }
+
+/** A lock file older than this was left by a window that died while saving the index (a save takes milliseconds). */
+const INDEX_LOCK_STALE_MS = 10_000;
+/** How long a save waits for another window's save before it goes ahead anyway (the index is rebuilt from the files if need be). */
+const INDEX_LOCK_WAIT_MS = 5_000;
 
 /**
  * Two VS Code windows may share one storage folder (two windows with no folder open use the global storage),
@@ -76,9 +89,13 @@ export class SessionIndexStore {
   async load(): Promise<{ sessions: SessionRecord[]; warnings: string[] }> {
     const warnings: string[] = [];
     let records: SessionRecord[] | undefined;
+    let refused = 0;
     try {
-      records = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
-      if (!records) warnings.push(`${this.indexFile} is corrupt; rebuilt it from the session files`);
+      const parsed = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
+      if (!parsed) warnings.push(`${this.indexFile} is corrupt; rebuilt it from the session files`);
+      else if (parsed.refused > 0) warnings.push(`${this.indexFile} is partly corrupt; rebuilt ${parsed.refused} refused record${parsed.refused === 1 ? '' : 's'} from the session files (every other record is kept as it was)`);
+      records = parsed?.records;
+      refused = parsed?.refused ?? 0;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
     }
@@ -88,6 +105,8 @@ export class SessionIndexStore {
       await this.save();
     }
     this.records = new Map(records.map((record) => [record.id, record]));
+    // Logs no kept record names (a refused record's, say) are listed again from their headers.
+    if (refused > 0) await this.save();
     return { sessions: this.list(), warnings };
   }
 
@@ -123,21 +142,46 @@ export class SessionIndexStore {
     return run;
   }
 
-  /** Writes are serialized so an older snapshot never overwrites a newer one, and merged with the disk's first. */
+  /**
+   * Writes are serialized so an older snapshot never overwrites a newer one, and merged with the disk's first. The
+   * read, merge and write run under a lock file shared with other windows: two windows saving at once (two
+   * renames) would otherwise each write what they read before the other's write, and one rename would be lost.
+   */
   private save(): Promise<void> {
     const run = this.chain.then(async () => {
       await this.io.mkdirp(this.dir);
-      await this.mergeDisk();
-      await this.io.writeFileAtomic(this.indexFile, `${JSON.stringify({ version: 1, sessions: this.list() }, null, 2)}\n`);
+      await this.underDiskLock(async () => {
+        await this.mergeDisk();
+        await this.io.writeFileAtomic(this.indexFile, `${JSON.stringify({ version: 1, sessions: this.list() }, null, 2)}\n`);
+      });
     });
     this.chain = run.catch(() => undefined);
     return run;
   }
 
+  private async underDiskLock(work: () => Promise<void>): Promise<void> {
+    const lock = `${this.indexFile}.lock`;
+    const deadline = Date.now() + INDEX_LOCK_WAIT_MS;
+    let held = false;
+    while (!held) {
+      held = await this.io.createExclusive(lock, `${process.pid}`);
+      if (held) break;
+      const age = await this.io.stat(lock).then((stat) => Date.now() - stat.mtimeMs, () => 0);
+      if (age > INDEX_LOCK_STALE_MS) await this.io.unlink(lock).catch(() => undefined);
+      else if (Date.now() > deadline) break;
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    try {
+      await work();
+    } finally {
+      if (held) await this.io.unlink(lock).catch(() => undefined);
+    }
+  }
+
   private async mergeDisk(): Promise<void> {
     let onDisk: SessionRecord[] | undefined;
     try {
-      onDisk = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'));
+      onDisk = parseIndex((await this.io.readFile(this.indexFile)).toString('utf8'))?.records;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
     }
@@ -186,7 +230,7 @@ export class SessionIndexStore {
           updatedAt: new Date(mtimeMs).toISOString(),
           ...scannedTitle(header, data),
           ...(header.parent ? { parentId: header.parent.sessionId } : {}),
-          ...(header.handoffFrom ? { handoffFrom: header.handoffFrom.sessionId } : {}),
+          ...(typeof header.handoffFrom?.sessionId === 'string' ? { handoffFrom: header.handoffFrom.sessionId } : {}),
         });
       } catch (error) {
         warnings.push(`skipped ${name} while rebuilding the index: ${error instanceof Error ? error.message : String(error)}`);

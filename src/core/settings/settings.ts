@@ -70,6 +70,12 @@ export interface Settings {
     runCommandsInTerminal: boolean;
     /** Largest file content (bytes) kept as a checkpoint snapshot; larger files are changed without one. */
     snapshotMaxBytes: number;
+    /** Most the blob store may hold (MB) for command snapshots to be taken; above it a command runs without one (and says so). */
+    snapshotStoreMaxMegabytes: number;
+    /** Most `delegate` calls one reply of the model may make; the others get a note instead of a sub-task. */
+    delegateMaxPerReply: number;
+    /** Most `delegate` calls one request may make, over all its replies. */
+    delegateMaxPerRequest: number;
   };
   statusBar: {
     warningPercent: number;
@@ -133,6 +139,9 @@ export const SETTING_SPECS = {
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
   'tools.runCommandsInTerminal': { kind: 'boolean', default: false },
   'tools.snapshotMaxBytes': { kind: 'number', default: 4 * 1024 * 1024, minimum: 0, maximum: 1024 * 1024 * 1024 },
+  'tools.snapshotStoreMaxMegabytes': { kind: 'number', default: 2048, minimum: 0, maximum: 1024 * 1024 },
+  'tools.delegateMaxPerReply': { kind: 'number', default: 3, minimum: 0, maximum: 20 },
+  'tools.delegateMaxPerRequest': { kind: 'number', default: 8, minimum: 0, maximum: 100 },
   'statusBar.warningPercent': { kind: 'number', default: 70, minimum: 1, maximum: 100 },
   'statusBar.errorPercent': { kind: 'number', default: 90, minimum: 1, maximum: 100 },
 } as const satisfies Record<string, SettingSpec>;
@@ -156,6 +165,9 @@ export const USER_ONLY_SETTINGS: readonly SettingKey[] = [
   'endpoint.imageInput',
   'tools.requireConfirmation',
   'tools.includeVsCodeTools',
+  'tools.snapshotStoreMaxMegabytes',
+  'tools.delegateMaxPerReply',
+  'tools.delegateMaxPerRequest',
 ];
 
 /** A value that was rejected, and what is used instead. */
@@ -285,6 +297,9 @@ export function parseSettings(read: (key: SettingKey) => RawValue): ParsedSettin
       includeVsCodeTools: get('tools.includeVsCodeTools'),
       runCommandsInTerminal: get('tools.runCommandsInTerminal'),
       snapshotMaxBytes: get('tools.snapshotMaxBytes'),
+      snapshotStoreMaxMegabytes: get('tools.snapshotStoreMaxMegabytes'),
+      delegateMaxPerReply: get('tools.delegateMaxPerReply'),
+      delegateMaxPerRequest: get('tools.delegateMaxPerRequest'),
     },
     statusBar: { warningPercent: get('statusBar.warningPercent'), errorPercent: get('statusBar.errorPercent') },
   };

@@ -1,4 +1,5 @@
 // The file-system port of the session store: durable appends, atomic replaces, exclusive creates (tests wrap it to inject faults).
+import * as fsSync from 'node:fs';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import * as nodePath from 'node:path';
 import { tempPathBeside } from './tempName';
@@ -25,6 +26,23 @@ export interface FileIo {
   unlink: (path: string) => Promise<void>;
   /** Cuts the file to `length` bytes and fsyncs. */
   truncate: (path: string, length: number) => Promise<void>;
+  /** Sets the file's modification time to now (rejects ENOENT when it is gone): a blob in use is kept by collectors. */
+  touch?: (path: string) => Promise<void>;
+  /**
+   * Replaces the file as a whole through a temp file and a rename, without fsync: for content that can be written
+   * again (snapshot blobs, checked by their hash when read), where a folder of thousands of fsyncs would take minutes.
+   */
+  writeFileQuick?: (path: string, data: Buffer) => Promise<void>;
+  /**
+   * Synchronous blob calls for command snapshots, which read and store thousands of small files in short slices
+   * of the event loop (a promise per call would cost more than the call): size of a file (undefined: none),
+   * touch (false: none), and writeFileQuick's synchronous twin (creating the folder when missing).
+   */
+  blobSync?: {
+    size: (path: string) => number | undefined;
+    touch: (path: string) => boolean;
+    write: (path: string, data: Buffer) => void;
+  };
 }
 
 export function errorCode(error: unknown): string | undefined {
@@ -122,6 +140,51 @@ export const nodeFileIo: FileIo = {
       await handle.sync();
     } finally {
       await handle.close();
+    }
+  },
+  async touch(path) {
+    const now = new Date();
+    await fs.utimes(path, now, now);
+  },
+  blobSync: {
+    size(path) {
+      return fsSync.statSync(path, { throwIfNoEntry: false })?.size;
+    },
+    touch(path) {
+      try {
+        const now = new Date();
+        fsSync.utimesSync(path, now, now);
+        return true;
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return false;
+        throw error;
+      }
+    },
+    write(path, data) {
+      const temp = tempPathBeside(path, `${process.pid}.tmp`);
+      try {
+        fsSync.writeFileSync(temp, data);
+      } catch (error) {
+        if (errorCode(error) !== 'ENOENT') throw error;
+        fsSync.mkdirSync(nodePath.dirname(path), { recursive: true });
+        fsSync.writeFileSync(temp, data);
+      }
+      try {
+        fsSync.renameSync(temp, path);
+      } catch (error) {
+        fsSync.rmSync(temp, { force: true });
+        throw error;
+      }
+    },
+  },
+  async writeFileQuick(path, data) {
+    const temp = tempPathBeside(path, `${process.pid}.tmp`);
+    try {
+      await fs.writeFile(temp, data);
+      await fs.rename(temp, path);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
     }
   },
 };

@@ -68,6 +68,8 @@ function parseLock(text: string): LockRecord | undefined {
 
 /** How long a lock file that cannot be read yet is taken to be one another process is still writing. */
 const WRITING_GRACE_MS = 2_000;
+/** A takeover file older than this was left by a process that died while taking a stale lock over. */
+const TAKEOVER_STALE_MS = 10_000;
 
 export class SessionLock {
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -97,7 +99,7 @@ export class SessionLock {
     const isAlive = options.isPidAlive ?? isPidAliveOnThisHost;
     const heartbeatMs = options.heartbeatMs ?? Math.floor(staleAfterMs / 4);
     const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: randomBytes(6).toString('hex') };
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 40; attempt++) {
       if (await io.createExclusive(path, JSON.stringify(record))) {
         const lock = new SessionLock(path, sessionId, io, record, now, Math.floor(staleAfterMs / 2));
         lock.startHeartbeat(heartbeatMs);
@@ -109,16 +111,40 @@ export class SessionLock {
         const expired = now() - holder.time > staleAfterMs;
         if (!deadHere && !expired) throw new SessionLockedError(sessionId, holder.pid);
       }
-      // Stale or unreadable (a crash while writing it): move it aside so only one contender wins the next O_EXCL.
-      const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+      // Stale or unreadable (a crash while writing it): removed by one contender at a time, and only if it is still
+      // the lock judged stale (another contender may have replaced it with a live one meanwhile).
+      await SessionLock.removeStale(path, io, holder, record);
+    }
+    throw new Error(`could not take the lock ${path}`);
+  }
+
+  /**
+   * Removes the stale lock `judged` (undefined: an unreadable one) under a takeover file of its own, created O_EXCL:
+   * a contender that finds the takeover file waits for it instead, so a live lock written by the winner is never
+   * removed by a second contender that judged the old one stale (two holders).
+   */
+  private static async removeStale(path: string, io: FileIo, judged: LockRecord | undefined, mine: LockRecord): Promise<void> {
+    const takeover = `${path}.takeover`;
+    if (!(await io.createExclusive(takeover, JSON.stringify(mine)))) {
+      // A takeover left by a process that died in it (it takes milliseconds) is removed; otherwise wait for it.
+      const age = await io.stat(takeover).then((stat) => Date.now() - stat.mtimeMs, () => 0);
+      if (age > TAKEOVER_STALE_MS) await io.unlink(takeover).catch(() => undefined);
+      else await new Promise((resolve) => setTimeout(resolve, 25));
+      return;
+    }
+    try {
+      // A lock file that cannot be read yet may be one a contender is still writing: settledHolder waits for it.
+      const current = await SessionLock.settledHolder(path, io);
+      const same = judged === undefined ? current === undefined : current !== undefined && current.token === judged.token && current.time === judged.time && current.pid === judged.pid;
+      if (!same) return;
       try {
-        await io.rename(path, aside);
-        await io.unlink(aside);
+        await io.unlink(path);
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error;
       }
+    } finally {
+      await io.unlink(takeover).catch(() => undefined);
     }
-    throw new Error(`could not take the lock ${path}`);
   }
 
   /**

@@ -1,0 +1,413 @@
+// Fault family: command checkpoints in a hostile workspace (nested repositories with hooks and filters, a poisoned environment, .gitignore swapped, odd bytes and names, saves during a command, a large file, a cancel): nothing runs, nothing is lost.
+import * as childProcess from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { workspaceCommandSnapshots, type CommandChanges, type EditorSaves } from '../../src/core/checkpoints/commandSnapshots';
+import { readExact, removeExact, writeExact } from '../../src/core/checkpoints/exactFiles';
+import { applyFileRestore, planFileRestore, type RestoreOutcome, type RestorePort } from '../../src/core/checkpoints/fileCheckpoints';
+import type { SessionEntry } from '../../src/core/session/entries';
+import { BlobStore } from '../../src/core/storage/blobStore';
+import { nodeFileIo } from '../../src/core/storage/fileIo';
+import { passed, runCases, type CaseOutcome, type HostileCase } from './caseRunner';
+import { messageOf, runFamily } from './familyReport';
+import { SeededRandom } from './seededRandom';
+
+const MAX_BYTES = 64 * 1024;
+const STORE_CAP = 4 * 1024 * 1024;
+const SECRET = 'TOKEN=never-delete-me\n';
+const MARKERS = ['HOOK-RAN', 'CLEAN-FILTER-RAN', 'SMUDGE-RAN', 'FSMONITOR-RAN', 'TEXTCONV-RAN', 'ENV-CONFIG-RAN', 'FAKE-GIT-RAN'];
+
+/** Child processes started while `work` runs, counted on node's shared child_process module (every way to start one). */
+async function countingChildren<T>(work: () => Promise<T>): Promise<{ value: T; started: string[] }> {
+  const started: string[] = [];
+  // node's own module object (an ES namespace's bindings cannot be replaced): every importer calls through it.
+  const module = createRequire(__filename)('node:child_process') as Record<string, (...args: unknown[]) => unknown>;
+  const names = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'];
+  const originals = new Map(names.map((name) => [name, module[name]]));
+  for (const name of names) {
+    const original = originals.get(name) as (...args: unknown[]) => unknown;
+    module[name] = (...args: unknown[]) => {
+      started.push(`${name} ${String(args[0])}`);
+      return original(...args);
+    };
+  }
+  try {
+    return { value: await work(), started };
+  } finally {
+    for (const name of names) module[name] = originals.get(name) as (...args: unknown[]) => unknown;
+  }
+}
+
+/** Every file below `dir` (names as bytes, .git folders included) with a hash of its bytes; links by their target. */
+function byteTree(dir: string | Buffer, prefix = ''): Map<string, string> {
+  const tree = new Map<string, string>();
+  for (const entry of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const name = entry.name as unknown as Buffer;
+    const path = Buffer.concat([Buffer.from(dir), Buffer.from('/'), name]);
+    const key = `${prefix}${name.toString('hex')}`;
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) for (const [child, hash] of byteTree(path, `${key}/`)) tree.set(child, hash);
+    else if (stat.isFile()) tree.set(key, createHash('sha256').update(readFileSync(path)).digest('hex'));
+    else tree.set(key, `other:${stat.mode}`);
+  }
+  return tree;
+}
+
+/** The byteTree key of an absolute path below `root`. */
+function hexKey(root: string, absolute: Buffer): string {
+  return absolute
+    .subarray(Buffer.byteLength(root) + 1)
+    .toString('latin1')
+    .split('/')
+    .map((part) => Buffer.from(part, 'latin1').toString('hex'))
+    .join('/');
+}
+
+function treeDifferences(expected: Map<string, string>, actual: Map<string, string>, ignore: (hexKey: string) => boolean = () => false): string[] {
+  const shown = (key: string): string => key.split('/').map((part) => Buffer.from(part, 'hex').toString('utf8')).join('/');
+  const differences: string[] = [];
+  for (const [key, hash] of expected) if (!ignore(key) && actual.get(key) !== hash) differences.push(`${shown(key)} ${actual.has(key) ? 'rewritten' : 'deleted'}`);
+  for (const key of actual.keys()) if (!ignore(key) && !expected.has(key)) differences.push(`${shown(key)} created`);
+  return differences;
+}
+
+const port: RestorePort = {
+  read: (absolute) => readExact(absolute).then((data) => (data === null ? null : data.toString('utf8'))),
+  write: (absolute, text) => writeExact(absolute, Buffer.from(text, 'utf8')),
+  remove: (absolute, raw) => removeExact(raw ?? absolute),
+  readBytes: (absolute, raw) => readExact(raw ?? absolute),
+  writeBytes: (absolute, data, raw) => writeExact(raw ?? absolute, data),
+};
+
+function git(cwd: string, args: string[]): boolean {
+  try {
+    childProcess.execFileSync('git', args, { cwd, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A nested repository armed to run something if any git ever looks into it: hooks, clean/smudge filters and
+ * textconv for every file, an fsmonitor, all of them writing a marker file. Its index is racily clean (written in
+ * the same second as the files, then a file edited keeping its size and time), so a git status would run the filter.
+ */
+function armedRepository(root: string): void {
+  const repo = nodePath.join(root, 'vendor', 'armed');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(nodePath.join(repo, 'lib.c'), 'int armed = 1;\n');
+  writeFileSync(nodePath.join(repo, '.gitattributes'), '* filter=evil diff=evil\n');
+  const made = git(repo, ['init', '-q']) && git(repo, ['add', '-A']) && git(repo, ['-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '-qm', 'armed']);
+  if (!made) mkdirSync(nodePath.join(repo, '.git', 'hooks'), { recursive: true });
+  const marker = (name: string): string => `touch ${JSON.stringify(nodePath.join(root, name))}`;
+  writeFileSync(nodePath.join(repo, '.git', 'config'), `[core]\n\tfsmonitor = ${marker('FSMONITOR-RAN')}\n\thooksPath = .git/hooks\n[filter "evil"]\n\tclean = ${marker('CLEAN-FILTER-RAN')}; cat\n\tsmudge = ${marker('SMUDGE-RAN')}; cat\n\trequired = true\n[diff "evil"]\n\ttextconv = ${marker('TEXTCONV-RAN')}; cat\n`);
+  for (const hook of ['pre-commit', 'post-checkout', 'post-index-change', 'fsmonitor-watchman', 'reference-transaction']) {
+    const path = nodePath.join(repo, '.git', 'hooks', hook);
+    writeFileSync(path, `#!/bin/sh\n${marker('HOOK-RAN')}\n`);
+    chmodSync(path, 0o755);
+  }
+  // Racily clean: same size, same second, content changed.
+  const file = nodePath.join(repo, 'lib.c');
+  const { mtime } = statSync(file);
+  writeFileSync(file, 'int armed = 2;\n');
+  utimesSync(file, mtime, mtime);
+}
+
+/** A `git` first on PATH that writes a marker: any git started by name would run it. */
+function fakeGit(base: string, root: string): string {
+  const bin = nodePath.join(base, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const path = nodePath.join(bin, 'git');
+  writeFileSync(path, `#!/bin/sh\ntouch ${JSON.stringify(nodePath.join(root, 'FAKE-GIT-RAN'))}\nexit 0\n`);
+  chmodSync(path, 0o755);
+  return bin;
+}
+
+interface Workspace {
+  base: string;
+  root: string;
+  sessions: string;
+  store: BlobStore;
+  saved: string[];
+}
+
+function makeWorkspace(): Workspace {
+  const base = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'faults-workspace-')));
+  const root = nodePath.join(base, 'ws');
+  mkdirSync(nodePath.join(root, 'src'), { recursive: true });
+  mkdirSync(nodePath.join(root, 'secrets'));
+  writeFileSync(nodePath.join(root, '.gitignore'), '.env\nsecrets/\nbuild/\n*.log\n');
+  writeFileSync(nodePath.join(root, '.env'), SECRET);
+  writeFileSync(nodePath.join(root, 'secrets', 'id_rsa'), '-----BEGIN PRIVATE KEY-----\nnever delete me\n');
+  writeFileSync(nodePath.join(root, 'src', 'main.ts'), 'export const main = 1;\n');
+  writeFileSync(nodePath.join(root, 'src', 'crlf.txt'), 'one\r\ntwo\r\nmixed\n');
+  writeFileSync(nodePath.join(root, 'src', 'utf16.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('ünïcode\r\n', 'utf16le')]));
+  writeFileSync(Buffer.concat([Buffer.from(nodePath.join(root, 'src', 'l')), Buffer.from([0xe4]), Buffer.from('tin1.txt')]), 'latin-1 name\n');
+  writeFileSync(nodePath.join(root, 'notes.log'), 'ignored log\n');
+  armedRepository(root);
+  const sessions = nodePath.join(base, 'sessions');
+  return { base, root, sessions, store: new BlobStore(nodePath.join(sessions, 'blobs'), nodeFileIo), saved: [] };
+}
+
+interface Cycle {
+  changes: CommandChanges;
+  started: string[];
+  restore: () => Promise<RestoreOutcome & { started: string[] }>;
+}
+
+/** One command: the snapshot before it, `command` (run in this process), the snapshot after; then a restore on demand. */
+async function commandCycle(ws: Workspace, snapshots: ReturnType<typeof workspaceCommandSnapshots>, command: (root: string) => void, maxBytes = MAX_BYTES): Promise<Cycle> {
+  const target = { store: ws.store, maxBytes };
+  const before = await countingChildren(() => snapshots.before('hostile command', target));
+  command(ws.root);
+  const after = await countingChildren(() => before.value.after());
+  const changes = after.value;
+  const entries = [
+    { type: 'user', id: 'u', parentId: null, timestamp: 't', text: 'run it' },
+    { type: 'toolResult', id: 'r', parentId: 'u', timestamp: 't', toolCallId: 'c', toolName: 'run_command', isError: false, content: '', fileChanges: changes.changes },
+  ] as SessionEntry[];
+  return {
+    changes,
+    started: [...before.started, ...after.started],
+    restore: async () => {
+      const items = planFileRestore(entries, 'u') ?? [];
+      const restored = await countingChildren(() => applyFileRestore(items, port, ws.store, [ws.root]));
+      return { ...restored.value, started: restored.started };
+    },
+  };
+}
+
+function snapshotsFor(ws: Workspace, saves?: EditorSaves): ReturnType<typeof workspaceCommandSnapshots> {
+  return workspaceCommandSnapshots({ roots: () => [ws.root], isTrusted: () => true, sessionsDir: ws.sessions, storeCapBytes: () => STORE_CAP, ...(saves ? { saves } : {}) });
+}
+
+function storeBytes(ws: Workspace): number {
+  const dir = ws.store.dir;
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir).reduce((sum, name) => sum + statSync(nodePath.join(dir, name)).size, 0);
+}
+
+/** The checks every case makes: no child process, no marker, the store under its cap. */
+function commonChecks(ws: Workspace, outcome: CaseOutcome, started: string[]): void {
+  if (started.length > 0) outcome.failures.push(`${started.length} child process(es) started by a snapshot or restore: ${started.slice(0, 3).join('; ')}`);
+  for (const marker of MARKERS) if (existsSync(nodePath.join(ws.root, marker))) outcome.failures.push(`a program of the workspace ran (${marker})`);
+  if (storeBytes(ws) > STORE_CAP) outcome.failures.push(`the store holds ${storeBytes(ws)} bytes, above its cap of ${STORE_CAP}`);
+}
+
+/** Runs `body` in a fresh workspace, then removes it. */
+function workspaceCase(name: string, body: (ws: Workspace, outcome: CaseOutcome) => Promise<void>): HostileCase {
+  return {
+    name,
+    run: async () => {
+      const outcome = passed();
+      const ws = makeWorkspace();
+      try {
+        await body(ws, outcome);
+      } finally {
+        rmSync(ws.base, { recursive: true, force: true });
+      }
+      return outcome;
+    },
+  };
+}
+
+/** A command that changes `edits` and creates and deletes a file; after a restore the tree must be as before it, bytes exact. */
+function restoreRoundTrip(name: string, command: (root: string) => void, expectChanged: string[]): HostileCase {
+  return workspaceCase(name, async (ws, outcome) => {
+    const snapshots = snapshotsFor(ws);
+    await countingChildren(() => snapshots.turnStarted('turn', { store: ws.store, maxBytes: MAX_BYTES }));
+    const before = byteTree(ws.root);
+    const cycle = await commandCycle(ws, snapshots, command);
+    const changed = cycle.changes.changes.map((change) => change.path).sort();
+    if (JSON.stringify(changed) !== JSON.stringify([...expectChanged].sort())) outcome.failures.push(`recorded ${JSON.stringify(changed)}, expected ${JSON.stringify(expectChanged)}`);
+    if (cycle.changes.gap) outcome.failures.push(`gap: ${cycle.changes.gap}`);
+    const afterCommand = byteTree(ws.root);
+    const restored = await cycle.restore();
+    if (restored.failed.length > 0) outcome.failures.push(`not restored: ${restored.failed.map((failure) => `${failure.path} (${failure.reason})`).join('; ')}`);
+    // Byte for byte, nested .git folders included: what the command changed and recorded is as before it; every
+    // other file (ignored ones the command touched too) is exactly as the command left it, untouched by the restore.
+    const recorded = new Set(cycle.changes.changes.map((change) => hexKey(ws.root, change.absoluteBytes ? Buffer.from(change.absoluteBytes, 'base64') : Buffer.from(change.absolute))));
+    const restoredTree = byteTree(ws.root);
+    for (const difference of treeDifferences(before, restoredTree, (key) => !recorded.has(key))) outcome.failures.push(`${difference} (a recorded change not put back)`);
+    for (const difference of treeDifferences(afterCommand, restoredTree, (key) => recorded.has(key))) outcome.failures.push(`${difference} by the restore, though the command's change to it was not recorded`);
+    commonChecks(ws, outcome, [...cycle.started, ...restored.started]);
+    if (!readFileSync(nodePath.join(ws.root, '.env'), 'utf8').startsWith('TOKEN')) outcome.bytesLost += SECRET.length;
+  });
+}
+
+const write = (relative: string, data: string | Buffer) => (root: string) => writeFileSync(nodePath.join(root, relative), data);
+const both =
+  (...commands: Array<(root: string) => void>) =>
+  (root: string) => {
+    for (const command of commands) command(root);
+  };
+
+function restoreCases(): HostileCase[] {
+  return [
+    restoreRoundTrip('nested repository, racily clean, edited by the command', both(write('vendor/armed/lib.c', 'int armed = 3;\n'), write('vendor/armed/new.c', 'x\n')), ['vendor/armed/lib.c', 'vendor/armed/new.c']),
+    restoreRoundTrip('.gitignore removed by the command', (root) => rmSync(nodePath.join(root, '.gitignore')), ['.gitignore']),
+    restoreRoundTrip('.gitignore swapped (a branch checkout) and an ignored file rewritten', both(write('.gitignore', 'src/\n'), write('.env', 'TOKEN=rotated\n'), write('src/main.ts', 'export const main = 2;\n')), ['.gitignore', 'src/main.ts']),
+    restoreRoundTrip('.gitignore emptied, secrets listed then "deleted" by a scaffolder', both(write('.gitignore', ''), (root) => rmSync(nodePath.join(root, 'notes.log'))), ['.gitignore']),
+    restoreRoundTrip('CRLF and UTF-16 rewritten, a non-UTF-8 name renamed', both(write('src/crlf.txt', 'one\ntwo\n'), write('src/utf16.txt', 'utf-8 now'), (root) => {
+      const from = Buffer.concat([Buffer.from(nodePath.join(root, 'src', 'l')), Buffer.from([0xe4]), Buffer.from('tin1.txt')]);
+      writeFileSync(nodePath.join(root, 'src', 'renamed.txt'), readFileSync(from));
+      rmSync(from);
+    }), ['src/crlf.txt', 'src/l\uFFFDtin1.txt', 'src/renamed.txt', 'src/utf16.txt']),
+    restoreRoundTrip('the nested repository\'s own .git rewritten by the command (never recorded, never restored)', write('vendor/armed/.git/config', '[core]\n\tbare = false\n'), []),
+  ];
+}
+
+function savedDuringCommand(): HostileCase {
+  return workspaceCase('edits saved in the editor during the command are the person\'s: named, never reverted', async (ws, outcome) => {
+    const saves: EditorSaves = { watch: () => () => ws.saved };
+    const snapshots = snapshotsFor(ws, saves);
+    const cycle = await commandCycle(ws, snapshots, (root) => {
+      writeFileSync(nodePath.join(root, 'src', 'main.ts'), 'typed and saved by the person\n');
+      ws.saved.push(nodePath.join(root, 'src', 'main.ts'));
+      writeFileSync(nodePath.join(root, 'src', 'made.ts'), 'by the command\n');
+    });
+    if (cycle.changes.changes.some((change) => change.path === 'src/main.ts')) outcome.failures.push('a file the person saved was taken for the command\'s');
+    if (!cycle.changes.notes.some((note) => note.includes('src/main.ts was saved in the editor'))) outcome.failures.push('the saved file is not named');
+    const restored = await cycle.restore();
+    if (readFileSync(nodePath.join(ws.root, 'src', 'main.ts'), 'utf8') !== 'typed and saved by the person\n') outcome.bytesLost += 30;
+    if (existsSync(nodePath.join(ws.root, 'src', 'made.ts'))) outcome.failures.push('what the command created was not removed');
+    commonChecks(ws, outcome, [...cycle.started, ...restored.started]);
+  });
+}
+
+function changedAfterCommand(): HostileCase {
+  return workspaceCase('a file changed after the command is never deleted or rewritten by a restore', async (ws, outcome) => {
+    const snapshots = snapshotsFor(ws);
+    const cycle = await commandCycle(ws, snapshots, both(write('src/made.ts', 'generated\n'), write('src/main.ts', 'formatted\n')));
+    writeFileSync(nodePath.join(ws.root, 'src', 'made.ts'), 'the person kept working here\n');
+    writeFileSync(nodePath.join(ws.root, 'src', 'main.ts'), 'and here\n');
+    const restored = await cycle.restore();
+    if (JSON.stringify(restored.kept.sort()) !== JSON.stringify(['src/made.ts', 'src/main.ts'])) outcome.failures.push(`kept ${JSON.stringify(restored.kept)}`);
+    if (readFileSync(nodePath.join(ws.root, 'src', 'made.ts'), 'utf8') !== 'the person kept working here\n') outcome.bytesLost += 29;
+    if (readFileSync(nodePath.join(ws.root, 'src', 'main.ts'), 'utf8') !== 'and here\n') outcome.bytesLost += 9;
+    commonChecks(ws, outcome, [...cycle.started, ...restored.started]);
+  });
+}
+
+function poisonedEnvironment(): HostileCase {
+  return workspaceCase('a poisoned environment (GIT_CONFIG_*, GIT_DIR, a fake git first on PATH)', async (ws, outcome) => {
+    const saved = { ...process.env };
+    const marker = `touch ${JSON.stringify(nodePath.join(ws.root, 'ENV-CONFIG-RAN'))}`;
+    Object.assign(process.env, {
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'core.fsmonitor',
+      GIT_CONFIG_VALUE_0: marker,
+      GIT_CONFIG_KEY_1: 'core.hooksPath',
+      GIT_CONFIG_VALUE_1: nodePath.join(ws.root, 'vendor', 'armed', '.git', 'hooks'),
+      GIT_CONFIG_PARAMETERS: `'core.fsmonitor'='${marker}'`,
+      GIT_DIR: nodePath.join(ws.root, 'vendor', 'armed', '.git'),
+      GIT_WORK_TREE: ws.root,
+      GIT_INDEX_FILE: nodePath.join(ws.root, 'index'),
+      GIT_EXTERNAL_DIFF: marker,
+      PATH: `${fakeGit(ws.base, ws.root)}${nodePath.delimiter}${process.env.PATH ?? ''}`,
+    });
+    try {
+      const before = byteTree(ws.root);
+      const snapshots = snapshotsFor(ws);
+      const cycle = await commandCycle(ws, snapshots, write('src/main.ts', 'changed under a poisoned environment\n'));
+      if (cycle.changes.changes.map((change) => change.path).join() !== 'src/main.ts') outcome.failures.push(`recorded ${cycle.changes.changes.map((change) => change.path).join(', ')}`);
+      const restored = await cycle.restore();
+      for (const difference of treeDifferences(before, byteTree(ws.root))) outcome.failures.push(difference);
+      commonChecks(ws, outcome, [...cycle.started, ...restored.started]);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+  });
+}
+
+function largeFileTenCommands(): HostileCase {
+  return workspaceCase('a large file changed by 10 commands adds nothing to the store', async (ws, outcome) => {
+    const big = (n: number): Buffer => Buffer.alloc(2 * 1024 * 1024, 65 + n);
+    writeFileSync(nodePath.join(ws.root, 'data.bin'), big(0));
+    const snapshots = snapshotsFor(ws);
+    await snapshots.turnStarted('turn', { store: ws.store, maxBytes: MAX_BYTES });
+    const start = storeBytes(ws);
+    const started: string[] = [];
+    for (let command = 1; command <= 10; command++) {
+      const cycle = await commandCycle(ws, snapshots, write('data.bin', big(command)));
+      started.push(...cycle.started);
+      if (!cycle.changes.notes.some((note) => note.startsWith('data.bin was changed by the command without a checkpoint snapshot (at 2.0 MB'))) outcome.failures.push(`command ${command}: the large file is not named`);
+    }
+    if (storeBytes(ws) - start > 64 * 1024) outcome.failures.push(`the store grew by ${storeBytes(ws) - start} bytes over 10 commands`);
+    commonChecks(ws, outcome, started);
+  });
+}
+
+function cancelMidSnapshot(seed: number): HostileCase {
+  return workspaceCase(`a cancel mid-snapshot (seed ${seed}) leaves nothing behind that the next command would misread`, async (ws, outcome) => {
+    const random = new SeededRandom(seed + 7);
+    for (let n = 0; n < 400; n++) writeFileSync(nodePath.join(ws.root, 'src', `file${n}.ts`), `export const n${n} = ${n};\n`);
+    const snapshots = snapshotsFor(ws);
+    const controller = new AbortController();
+    let ticks = random.int(0, 6);
+    const abortSoon = (): void => {
+      if (ticks-- <= 0) controller.abort();
+      else setImmediate(abortSoon);
+    };
+    abortSoon();
+    const stopped = await countingChildren(() => snapshots.before('stopped', { store: ws.store, maxBytes: MAX_BYTES, signal: controller.signal }));
+    const gap = (await stopped.value.after()).gap;
+    if (gap !== undefined && !/stopped/.test(gap)) outcome.failures.push(`a stopped snapshot said: ${gap}`);
+    const edited = `src/file${random.int(0, 399)}.ts`;
+    const cycle = await commandCycle(ws, snapshots, write(edited, 'edited after the cancel\n'));
+    const recorded = cycle.changes.changes.map((change) => change.path);
+    if (recorded.join() !== edited) outcome.failures.push(`after a cancel the next command recorded ${JSON.stringify(recorded)} (expected ${edited})`);
+    const restored = await cycle.restore();
+    if (readFileSync(nodePath.join(ws.root, edited), 'utf8') === 'edited after the cancel\n') outcome.failures.push('the edit after the cancel was not restored');
+    commonChecks(ws, outcome, [...stopped.started, ...cycle.started, ...restored.started]);
+  });
+}
+
+function storeCap(): HostileCase {
+  return workspaceCase('the store stays under its cap over 30 commands that each write 300 KB of new content', async (ws, outcome) => {
+    const snapshots = snapshotsFor(ws);
+    const started: string[] = [];
+    let gaps = 0;
+    for (let command = 0; command < 30; command++) {
+      const cycle = await commandCycle(ws, snapshots, (root) => {
+        for (let part = 0; part < 6; part++) writeFileSync(nodePath.join(root, 'src', `gen${part}.txt`), `${command}-${part}-`.repeat(50 * 1024 / 8));
+      });
+      started.push(...cycle.started);
+      if (cycle.changes.gap) {
+        gaps++;
+        if (!/checkpoint store is full/.test(cycle.changes.gap)) outcome.failures.push(`unexpected gap: ${cycle.changes.gap}`);
+      }
+    }
+    if (gaps === 0) outcome.failures.push('30 commands of 300 KB never reached a 4 MB cap');
+    commonChecks(ws, outcome, started);
+  });
+}
+
+function oddEntries(): HostileCase {
+  return workspaceCase('a FIFO, a link loop and a link out of the workspace: no hang, nothing followed', async (ws, outcome) => {
+    const fifo = nodePath.join(ws.root, 'src', 'pipe');
+    if (process.platform !== 'win32') childProcess.execFileSync('mkfifo', [fifo]);
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('loop-b', nodePath.join(ws.root, 'loop-a'));
+    symlinkSync('loop-a', nodePath.join(ws.root, 'loop-b'));
+    symlinkSync('/etc', nodePath.join(ws.root, 'etc-link'));
+    const snapshots = snapshotsFor(ws);
+    const cycle = await commandCycle(ws, snapshots, write('src/main.ts', 'x\n'));
+    if (cycle.changes.changes.map((change) => change.path).join() !== 'src/main.ts') outcome.failures.push(`recorded ${cycle.changes.changes.map((change) => change.path).join(', ')}`);
+    commonChecks(ws, outcome, cycle.started);
+  });
+}
+
+runFamily('hostile workspace', async () => {
+  try {
+    const cases = [...restoreCases(), savedDuringCommand(), changedAfterCommand(), poisonedEnvironment(), largeFileTenCommands(), storeCap(), oddEntries(), ...Array.from({ length: 8 }, (_, seed) => cancelMidSnapshot(seed))];
+    return await runCases('hostile workspace', cases, () => `${MARKERS.length} markers a workspace program would write: none written; 0 child processes started by a snapshot or restore`);
+  } catch (error) {
+    return { line: `hostile workspace: crashed (${messageOf(error)})`, failures: [messageOf(error)] };
+  }
+});
