@@ -33,6 +33,27 @@ const layerConfigs = CORE_LAYERS.map((layer, index) => ({
   },
 }));
 
+// src/vscode is grouped by what the person sees; a group imports only from groups after it (configuration, logger
+// and the composition roots, extension.ts and paletteCommands.ts, sit above them all).
+const VSCODE_GROUPS = [['chat'], ['panel'], ['sessions'], ['endpoint', 'tools']];
+
+const vscodeGroupConfigs = VSCODE_GROUPS.flatMap((level, index) =>
+  level.map((group) => ({
+    files: [`src/vscode/${group}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [...VSCODE_GROUPS.slice(0, index).flat(), ...level.filter((other) => other !== group)].map((above) => ({
+            group: [`../${above}/*`, `../../vscode/${above}/*`],
+            message: `src/vscode/${group} must not depend on src/vscode/${above} (groups: ${VSCODE_GROUPS.map((l) => l.join(' | ')).join(' → ')}).`,
+          })),
+        },
+      ],
+    },
+  })),
+);
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-test/**', 'dist-vsix/**', 'dist-bench/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.d.ts'] },
   eslint.configs.recommended,
@@ -55,6 +76,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', noVscode] },
   },
   ...layerConfigs,
+  ...vscodeGroupConfigs,
   {
     files: ['src/shared/**/*.ts'],
     rules: {

@@ -151,7 +151,7 @@ function checkCsp(policy, failures) {
 async function run() {
   const failures = [];
   const assets = fs.mkdtempSync(path.join(os.tmpdir(), 'faults-xss-'));
-  const { panelHtml, contentSecurityPolicy } = await importTs('src/vscode/panelHtml.ts');
+  const { panelHtml, contentSecurityPolicy } = await importTs('src/vscode/panel/panelHtml.ts');
   const { XSS_PAYLOADS, XSS_FLAG, XSS_HOST } = await importTs('test/support/xssPayloads.ts');
   await buildPanel(assets);
   checkCsp(contentSecurityPolicy('http://127.0.0.1:1', 'abc'), failures);

@@ -1,6 +1,6 @@
 // Stopping @agent from the Chat view mid-tool and mid-compaction leaves a log that verifies and a next request a provider accepts.
 import * as assert from 'node:assert/strict';
-import type { AgentSession } from '../../src/vscode/agentSession';
+import type { AgentSession } from '../../src/vscode/sessions/agentSession';
 import { faults, reply, toolCalls } from '../support/scriptedSteps';
 import { validateChatMessages } from '../support/validateChatMessages';
 import { agentApi, waitFor } from './support/agentApi';

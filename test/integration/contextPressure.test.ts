@@ -4,7 +4,7 @@ import { prunePlaceholder, SUMMARY_PREFIX } from '../../src/core/context/context
 import type { ToolResultEntry } from '../../src/core/session/entries';
 import type { Responder } from '../support/scriptedEndpoint';
 import { reply, toolCalls } from '../support/scriptedSteps';
-import type { AgentSession } from '../../src/vscode/agentSession';
+import type { AgentSession } from '../../src/vscode/sessions/agentSession';
 import { validateChatMessages } from '../support/validateChatMessages';
 import { activeSession } from './support/agentApi';
 import { newChatThread, sendChat } from './support/chatDriver';

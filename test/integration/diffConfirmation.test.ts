@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConfirmRequest } from '../../src/core/tools/workspaceAccess';
-import { externalTools } from '../../src/vscode/externalTools';
+import { externalTools } from '../../src/vscode/tools/externalTools';
 import { reply, toolCalls } from '../support/scriptedSteps';
 import { activeSession, agentApi, applySettings, BASE_SETTINGS, waitFor } from './support/agentApi';
 import { newChatThread, sendChat } from './support/chatDriver';

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SessionEntry } from '../../src/core/session/entries';
-import { restoreCheckpoint } from '../../src/vscode/checkpointRestore';
+import { restoreCheckpoint } from '../../src/vscode/sessions/checkpointRestore';
 import { faults, reply, toolCalls } from '../support/scriptedSteps';
 import { activeSession, agentApi, waitFor } from './support/agentApi';
 import { newChatThread, resultSession, sendChat } from './support/chatDriver';

@@ -25,7 +25,7 @@ async function importTs(entry) {
   return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
 }
 
-const { panelHtml } = await importTs('src/vscode/panelHtml.ts');
+const { panelHtml } = await importTs('src/vscode/panel/panelHtml.ts');
 const { XSS_PAYLOADS, XSS_FLAG, XSS_HOST } = await importTs('test/support/xssPayloads.ts');
 const { parseWebviewMessage } = await importTs('src/shared/panelProtocol.ts');
 

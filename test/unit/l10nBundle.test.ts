@@ -7,7 +7,7 @@ import { PANEL_STRINGS } from '../../src/shared/panelStrings';
 
 const ROOT = join(__dirname, '..', '..');
 /** The one call that translates strings it does not spell out: the panel's, each listed in PANEL_STRINGS. */
-const TRANSLATES_PANEL_STRINGS = join('src', 'vscode', 'panelStrings.ts');
+const TRANSLATES_PANEL_STRINGS = join('src', 'vscode', 'panel', 'panelStrings.ts');
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

@@ -8,7 +8,7 @@ import type { ChatRequest } from '../../src/core/llm/modelStream';
 import { contextWindowFromError, matchOverflow, overflowFacts } from '../../src/core/llm/overflowPatterns';
 import { discoverWindow, raiseWindowHint, serverFetchJson, serverTruncates } from '../../src/core/llm/windowDiscovery';
 import type { TokenCounter } from '../../src/core/tokens/tokenCounter';
-import { LEARNED_WINDOW_LIFETIME_MS, resolveWindowWithMemory, WindowMemory } from '../../src/vscode/windowMemory';
+import { LEARNED_WINDOW_LIFETIME_MS, resolveWindowWithMemory, WindowMemory } from '../../src/vscode/endpoint/windowMemory';
 import { collect, scriptedModel } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 import { startShapeServer, type ShapeServer } from '../support/shapeServer';

@@ -53,6 +53,25 @@ describe('layer boundaries in eslint.config.mjs', () => {
     expect(messages[0]).toMatch(/media\/ may only import src\/shared/);
   });
 
+  it('rejects a src/vscode group depending on a group before it, and accepts the way down', async () => {
+    const up = await restrictedImportMessages(
+      'src/vscode/tools/__probe__.ts',
+      "import { ChatReplies } from '../chat/chatReplies';\nexport const replies = ChatReplies;\n",
+    );
+    expect(up).toHaveLength(1);
+    expect(up[0]).toMatch(/src\/vscode\/tools must not depend on src\/vscode\/chat/);
+    const sideways = await restrictedImportMessages(
+      'src/vscode/endpoint/__probe__.ts',
+      "import { TerminalRunner } from '../tools/terminalRunner';\nexport const runner = TerminalRunner;\n",
+    );
+    expect(sideways).toHaveLength(1);
+    const down = await restrictedImportMessages(
+      'src/vscode/chat/__probe__.ts',
+      "import { AgentSessions } from '../sessions/agentSessions';\nexport const sessions = AgentSessions;\n",
+    );
+    expect(down).toEqual([]);
+  });
+
   it('accepts a clean core file and media importing src/shared', async () => {
     const core = await restrictedImportMessages(
       'src/core/__probe__.ts',

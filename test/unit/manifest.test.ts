@@ -57,14 +57,14 @@ function codeCommands(): string[] {
   const source = readFileSync(join(ROOT, 'src/vscode/paletteCommands.ts'), 'utf8');
   const block = /export const COMMAND_IDS = \[([\s\S]*?)\] as const;/.exec(source)?.[1];
   if (block === undefined) throw new Error('COMMAND_IDS not found in paletteCommands.ts');
-  const learned = /export const LEARNED_WINDOWS_COMMAND = '([^']+)';/.exec(readFileSync(join(ROOT, 'src/vscode/learnedWindowsCommand.ts'), 'utf8'))?.[1];
+  const learned = /export const LEARNED_WINDOWS_COMMAND = '([^']+)';/.exec(readFileSync(join(ROOT, 'src/vscode/endpoint/learnedWindowsCommand.ts'), 'utf8'))?.[1];
   if (learned === undefined) throw new Error('LEARNED_WINDOWS_COMMAND not found in learnedWindowsCommand.ts');
   return [...[...block.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? ''), learned];
 }
 
 /** CONTEXT_KEYS as written in contextKeys.ts (read, not imported, for the same reason). */
 function codeContextKeys(): string[] {
-  const source = readFileSync(join(ROOT, 'src/vscode/contextKeys.ts'), 'utf8');
+  const source = readFileSync(join(ROOT, 'src/vscode/panel/contextKeys.ts'), 'utf8');
   const block = /export const CONTEXT_KEYS = \{([\s\S]*?)\} as const;/.exec(source)?.[1];
   if (block === undefined) throw new Error('CONTEXT_KEYS not found in contextKeys.ts');
   return [...block.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');

@@ -1,7 +1,7 @@
 // The panel's HTML shell: strict CSP with a nonce, no remote resources, attribute values escaped.
 import { describe, expect, it } from 'vitest';
 import { fill, PANEL_STRINGS, PANEL_STRINGS_ATTRIBUTE, parsePanelStrings } from '../../src/shared/panelStrings';
-import { contentSecurityPolicy, createNonce, panelHtml } from '../../src/vscode/panelHtml';
+import { contentSecurityPolicy, createNonce, panelHtml } from '../../src/vscode/panel/panelHtml';
 
 const inputs = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',

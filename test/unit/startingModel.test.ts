@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTEXT_WINDOW } from '../../src/core/llm/contextWindow';
 import { defaultSettings } from '../../src/core/settings/settings';
 import type { Settings } from '../../src/core/settings/settings';
-import { startingModel } from '../../src/vscode/startingModel';
+import { startingModel } from '../../src/vscode/sessions/startingModel';
 
 const listed = { id: 'qwen2.5-coder', contextWindow: 8000, windowSource: 'endpoint' as const, windowDetail: "from the endpoint's model list" };
 

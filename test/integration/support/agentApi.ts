@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension';
-import type { AgentSession } from '../../../src/vscode/agentSession';
+import type { AgentSession } from '../../../src/vscode/sessions/agentSession';
 
 export const EXTENSION_ID = 'compaction-labs.compaction-agent';
 const SECTION = 'compactionAgent';

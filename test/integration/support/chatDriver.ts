@@ -1,6 +1,6 @@
 // Drives the real Chat view: sends `@agent` messages through the chat pipeline with our model, starts threads, cancels.
 import * as vscode from 'vscode';
-import type { ChatReply } from '../../../src/vscode/chatReplies';
+import type { ChatReply } from '../../../src/vscode/chat/chatReplies';
 import { agentApi, waitFor } from './agentApi';
 
 export const VENDOR = 'compaction-agent';

@@ -4,7 +4,7 @@ import { verifyCommand } from '../../../src/core/cli/verifyCommand';
 import type { VerifyReport } from '../../../src/core/cli/verifyReport';
 import type { SessionEntry } from '../../../src/core/session/entries';
 import { nodeFileIo } from '../../../src/core/storage/fileIo';
-import type { AgentSession } from '../../../src/vscode/agentSession';
+import type { AgentSession } from '../../../src/vscode/sessions/agentSession';
 
 function describe(entry: SessionEntry): string {
   switch (entry.type) {
