@@ -54,5 +54,7 @@ export async function panelView(page) {
   const window = /Window\s+([^\n]+)/.exec(facts)?.[1]?.trim() ?? '';
   const banner = (await frame.locator('.notice').allInnerTexts()).map((text) => text.trim()).filter(Boolean).join(' | ');
   const reserved = (await frame.locator('.legend li', { hasText: 'Reserved for output' }).locator('.num').first().innerText().catch(() => '')).trim();
-  return { title, headline, figures: budgetFigures(headline), window, facts: facts.replace(/\s+/g, ' '), banner, reserved };
+  // The turns the Drop section lists: what differs between two branches even when their totals happen to match.
+  const turns = (await frame.locator('section[aria-labelledby="drops-heading"] .row-main').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).join(' | ');
+  return { title, headline, figures: budgetFigures(headline), window, facts: facts.replace(/\s+/g, ' '), banner, reserved, turns };
 }
