@@ -97,6 +97,26 @@ describe('session folders', () => {
   });
 });
 
+describe('the prefix cache meter', () => {
+  it('counts a message again when a field of the same object changes, and the same message alike whatever object carries it', async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    const meter = new PrefixCache(counter);
+    const tools: never[] = [];
+    const call = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] };
+    const output = { role: 'tool' as const, tool_call_id: 'c1', content: 'short' };
+    const before = meter.promptTokens([call, output], tools);
+    expect(meter.promptTokens([{ ...call }, { ...output }], tools)).toBe(before);
+    output.content = `much longer ${'output '.repeat(200)}`;
+    const longer = meter.promptTokens([call, output], tools);
+    expect(longer).toBeGreaterThan(before + 150);
+    expect(longer).toBe(meter.promptTokens([call, { role: 'tool', tool_call_id: 'c1', content: output.content }], tools));
+    (call.tool_calls[0] as { function: { arguments: string } }).function.arguments = JSON.stringify({ path: `${'deep/'.repeat(40)}a.ts` });
+    expect(meter.promptTokens([call, output], tools)).toBeGreaterThan(longer + 30);
+    // A different content with the same rest is a different part.
+    expect(meter.promptTokens([{ role: 'user', content: 'one' }], tools)).not.toBe(meter.promptTokens([{ role: 'user', content: 'one two three four five' }], tools));
+  });
+});
+
 describe('session converters (scripts/convertSessions.mjs)', () => {
   const jsonl = (lines: unknown[]): string => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
   /** The converted session as the bench reads it: written to a folder and loaded as a workload. */
