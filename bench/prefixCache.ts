@@ -151,10 +151,11 @@ export class PrefixCache {
     return CACHE_RULES.minimum + Math.floor((tokens - CACHE_RULES.minimum) / CACHE_RULES.step) * CACHE_RULES.step;
   }
 
-  /** Starts a new session's bill: an empty cache at time 0 (the token counts stay memoized). */
+  /** Starts a new session's bill: an empty cache at time 0 (the token counts stay memoized, the lookup by content is dropped). */
   reset(): void {
     this.entries = [];
     this.now = 0;
+    this.byContent.clear();
   }
 
   /** Whether a call at `at` seconds would find nothing cached from the calls billed so far (the lifetime passed since the last). */
