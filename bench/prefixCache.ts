@@ -1,5 +1,5 @@
 // A provider's automatic prompt cache (OpenAI, Anthropic, vLLM): longest common prefix with a recent call, in blocks, and what it costs.
-import type { ChatMessage, ChatToolDefinition } from '../src/core/context/chatMessage';
+import type { ChatMessage, ChatToolCall, ChatToolDefinition } from '../src/core/context/chatMessage';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 
 /** One request to the provider, exactly as sent. */
@@ -44,6 +44,16 @@ interface CacheEntry {
   lastUsed: number;
 }
 
+/** Every value a message's JSON is made from, in order (a tool call's id, name and arguments included). */
+function messageFields(message: ChatMessage): unknown[] {
+  const fields: unknown[] = [];
+  for (const [key, value] of Object.entries(message)) {
+    fields.push(key, value);
+    if (key === 'tool_calls' && Array.isArray(value)) for (const call of value as ChatToolCall[]) fields.push(call.id, call.type, call.function, call.function.name, call.function.arguments);
+  }
+  return fields;
+}
+
 /**
  * Counts prompts with each distinct message tokenized once (the same message is sent on every later call),
  * and models the provider's cache: a call's cached tokens are its longest common prefix with a call made
@@ -53,6 +63,8 @@ export class PrefixCache {
   private readonly ids = new Map<string, number>();
   private readonly parts: Part[] = [];
   private readonly toolIds = new WeakMap<readonly ChatToolDefinition[], number>();
+  private readonly messageIds = new WeakMap<ChatMessage, { id: number; fields: unknown[] }>();
+  private readonly byContent = new Map<string | null, Map<string, number>>();
   private entries: CacheEntry[] = [];
   private now = 0;
 
@@ -77,10 +89,32 @@ export class PrefixCache {
     return id;
   }
 
+  /**
+   * A message's interned part, made once per distinct message. A long replay sends the same messages on every later
+   * call: the peers' replays the same objects (remembered per object with the fields they were made from, so a
+   * changed field makes the part again), ours fresh objects around the same strings (found by content, whose hash the
+   * string keeps, then by the small rest). A message with images is always made again (its data URLs are filled late).
+   */
+  private messagePart(message: ChatMessage): number {
+    const make = (): number => this.intern(JSON.stringify(message), () => this.counter.countMessage(message));
+    if (message.role === 'user' && message.images) return make();
+    const fields = messageFields(message);
+    const known = this.messageIds.get(message);
+    if (known && known.fields.length === fields.length && known.fields.every((field, i) => field === fields[i])) return known.id;
+    const { content, ...rest } = message;
+    const byRest = this.byContent.get(content) ?? new Map<string, number>();
+    this.byContent.set(content, byRest);
+    const restKey = JSON.stringify(rest);
+    const id = byRest.get(restKey) ?? make();
+    byRest.set(restKey, id);
+    this.messageIds.set(message, { id, fields });
+    return id;
+  }
+
   /** The call as interned parts: the tool definitions, then each message. */
   private partsOf(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[]): number[] {
     const ids = [this.toolsPart(tools)];
-    for (const message of messages) ids.push(this.intern(JSON.stringify(message), () => this.counter.countMessage(message)));
+    for (const message of messages) ids.push(this.messagePart(message));
     return ids;
   }
 
@@ -117,10 +151,11 @@ export class PrefixCache {
     return CACHE_RULES.minimum + Math.floor((tokens - CACHE_RULES.minimum) / CACHE_RULES.step) * CACHE_RULES.step;
   }
 
-  /** Starts a new session's bill: an empty cache at time 0 (the token counts stay memoized). */
+  /** Starts a new session's bill: an empty cache at time 0 (the token counts stay memoized, the lookup by content is dropped). */
   reset(): void {
     this.entries = [];
     this.now = 0;
+    this.byContent.clear();
   }
 
   /** Whether a call at `at` seconds would find nothing cached from the calls billed so far (the lifetime passed since the last). */

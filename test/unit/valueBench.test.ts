@@ -11,6 +11,7 @@ import { NeedIndex, type TraceItem } from '../../bench/needRetention';
 import { OPENCODE, PI } from '../../bench/peerPolicies';
 import { openCodeSerialized, piSerialized, replayPeer } from '../../bench/peerReplay';
 import { PrefixCache } from '../../bench/prefixCache';
+import { fromClaudeCode, fromCodex, fromMiniSweAgent, piSessionJsonl, type ConvertedSession } from '../../bench/sessionConverters';
 import type { RecordedTurn } from '../../bench/costWorkloads';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 
@@ -93,6 +94,129 @@ describe('session folders', () => {
     expect(() => folderWorkloads(mkdtempSync(nodePath.join(tmpdir(), 'empty-')), false)).toThrow(/No pi-format session files/);
     // A folder given relative to the working directory, as on the command line.
     expect(folderWorkloads(nodePath.relative(process.cwd(), dir), false).map((w) => w.name)).toEqual(['a', 'b']);
+  });
+});
+
+describe('the prefix cache meter', () => {
+  it('counts a message again when a field of the same object changes, and the same message alike whatever object carries it', async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    const meter = new PrefixCache(counter);
+    const tools: never[] = [];
+    const call = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] };
+    const output = { role: 'tool' as const, tool_call_id: 'c1', content: 'short' };
+    const before = meter.promptTokens([call, output], tools);
+    expect(meter.promptTokens([{ ...call }, { ...output }], tools)).toBe(before);
+    output.content = `much longer ${'output '.repeat(200)}`;
+    const longer = meter.promptTokens([call, output], tools);
+    expect(longer).toBeGreaterThan(before + 150);
+    expect(longer).toBe(meter.promptTokens([call, { role: 'tool', tool_call_id: 'c1', content: output.content }], tools));
+    (call.tool_calls[0] as { function: { arguments: string } }).function.arguments = JSON.stringify({ path: `${'deep/'.repeat(40)}a.ts` });
+    expect(meter.promptTokens([call, output], tools)).toBeGreaterThan(longer + 30);
+    // A different content with the same rest is a different part.
+    expect(meter.promptTokens([{ role: 'user', content: 'one' }], tools)).not.toBe(meter.promptTokens([{ role: 'user', content: 'one two three four five' }], tools));
+  });
+});
+
+describe('session converters (scripts/convertSessions.mjs)', () => {
+  const jsonl = (lines: unknown[]): string => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+  /** The converted session as the bench reads it: written to a folder and loaded as a workload. */
+  const asWorkload = (converted: ConvertedSession, kind: 'codex' | 'claude-code' | 'mini-swe-agent') => {
+    const dir = mkdtempSync(nodePath.join(tmpdir(), 'converted-'));
+    writeFileSync(nodePath.join(dir, 's.jsonl.gz'), gzipSync(piSessionJsonl('s', kind, converted, 'owner/repo@abc path')));
+    const [workload] = folderWorkloads(dir, false);
+    return workload;
+  };
+  const at = (second: number): string => new Date(Date.UTC(2025, 10, 1, 0, 0, second)).toISOString();
+  const item = (second: number, payload: Record<string, unknown>) => ({ timestamp: at(second), type: 'response_item', payload });
+
+  it('reads a Codex rollout: one request from consecutive inputs, one model call from consecutive outputs, shell as bash, apply_patch as a patch', () => {
+    const rollout = `${jsonl([
+      { timestamp: at(0), type: 'session_meta', payload: { id: 'x', cwd: '/repo', cli_version: '0.58.0' } },
+      item(1, { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>' }] }),
+      item(1, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the parser in src/parse.ts' }] }),
+      { timestamp: at(1), type: 'event_msg', payload: { type: 'user_message', message: 'Fix the parser in src/parse.ts' } },
+      { timestamp: at(1), type: 'turn_context', payload: { cwd: '/repo', model: 'gpt-5.1-codex' } },
+      item(4, { type: 'reasoning', summary: [], encrypted_content: 'hidden' }),
+      item(4, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Reading it first.' }] }),
+      item(4, { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', 'sed -n 1,40p src/parse.ts'], workdir: '/repo' }), call_id: 'c1' }),
+      item(5, { type: 'function_call_output', call_id: 'c1', output: JSON.stringify({ output: 'export function parse() {}', metadata: { exit_code: 0 } }) }),
+      item(9, { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** Update File: src/parse.ts\n*** End Patch', call_id: 'c2' }),
+      item(9, { type: 'custom_tool_call_output', call_id: 'c2', output: JSON.stringify({ output: 'Success.', metadata: { exit_code: 0 } }) }),
+      item(12, { type: 'function_call', name: 'shell_command', arguments: JSON.stringify({ command: 'npm test' }), call_id: 'c3' }),
+      item(20, { type: 'function_call_output', call_id: 'c3', output: 'Exit code: 1\nWall time: 8 seconds\nOutput:\n1 failing' }),
+      { timestamp: at(21), type: 'compacted', payload: { message: 'summary Codex wrote' } },
+      item(22, { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['apply_patch', '*** Begin Patch\n*** End Patch'] }), call_id: 'c4' }),
+      item(23, { type: 'function_call_output', call_id: 'c4', output: 'Done!' }),
+      item(30, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed; one test still fails.' }] }),
+    ])}{broken line\n`;
+    const converted = fromCodex(rollout);
+    expect(converted).toMatchObject({ cwd: '/repo', model: 'gpt-5.1-codex', skippedLines: 1 });
+    expect(converted.entries.filter((e) => e.message.role === 'assistant')).toHaveLength(5);
+    const workload = asWorkload(converted, 'codex');
+    expect(workload?.source).toBe('owner/repo@abc path');
+    const [turn] = workload?.turns ?? [];
+    expect(workload?.turns).toHaveLength(1);
+    expect(turn?.user).toBe('<permissions instructions>\n\nFix the parser in src/parse.ts');
+    expect(turn?.steps.map((step) => step.calls.map((call) => call.name))).toEqual([['run_command'], ['apply_patch'], ['run_command'], ['apply_patch']]);
+    expect(turn?.steps[0]?.text).toBe('Reading it first.');
+    expect(JSON.parse(turn?.steps[0]?.calls[0]?.args ?? '{}')).toEqual({ command: 'sed -n 1,40p src/parse.ts' });
+    expect(JSON.parse(turn?.steps[1]?.calls[0]?.args ?? '{}')).toEqual({ patch: '*** Begin Patch\n*** Update File: src/parse.ts\n*** End Patch' });
+    expect(turn?.steps[0]?.calls[0]).toMatchObject({ output: JSON.stringify({ output: 'export function parse() {}', metadata: { exit_code: 0 } }), isError: false });
+    expect(turn?.steps[2]?.calls[0]?.isError).toBe(true);
+    expect(turn?.final).toBe('Fixed; one test still fails.');
+    expect(turn?.times).toEqual([3, 8, 11, 21, 29]);
+    expect(JSON.stringify(workload)).not.toContain('summary Codex wrote');
+  });
+
+  it('reads a Claude Code log: blocks of one message id are one call, sub-agent lines, meta lines and its compaction summary are left out', () => {
+    const line = (second: number, type: string, message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type, timestamp: at(second), cwd: '/w', isSidechain: false, message, ...extra });
+    const log = `${jsonl([
+      line(0, 'user', { role: 'user', content: 'Rename the helper' }),
+      line(0, 'user', { role: 'user', content: 'caveat' }, { isMeta: true }),
+      line(3, 'assistant', { id: 'm1', model: 'claude-sonnet-4-5', content: [{ type: 'thinking', thinking: 'hidden' }] }),
+      line(3, 'assistant', { id: 'm1', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Looking.' }] }),
+      line(4, 'assistant', { id: 'm1', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/w/a.ts', limit: 20 } }] }),
+      line(4, 'assistant', { id: 's1', content: [{ type: 'text', text: 'sub-agent work' }] }, { isSidechain: true }),
+      line(5, 'user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: '1 export const helper = 1' }] }] }),
+      line(6, 'user', { role: 'user', content: 'This session is being continued from a previous conversation...' }, { isCompactSummary: true }),
+      line(8, 'assistant', { id: 'm2', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.ts', old_string: 'helper', new_string: 'tool' } }] }),
+      line(9, 'user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'error: not unique', is_error: true }] }),
+      line(12, 'assistant', { id: 'm3', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Done.' }] }),
+    ])}{"parentUuid": "x", "content":"M\\[REDACTED]"}\n`;
+    const converted = fromClaudeCode(log);
+    expect(converted).toMatchObject({ cwd: '/w', model: 'claude-sonnet-4-5', skippedLines: 1 });
+    const turns = asWorkload(converted, 'claude-code')?.turns ?? [];
+    expect(turns.map((turn) => turn.user)).toEqual(['Rename the helper']);
+    const [turn] = turns;
+    expect(turn?.steps.map((step) => step.text)).toEqual(['Looking.', '']);
+    expect(turn?.steps[0]?.calls[0]).toMatchObject({ name: 'read_file', args: JSON.stringify({ path: '/w/a.ts', limit: 20 }), output: '1 export const helper = 1', isError: false });
+    expect(turn?.steps[1]?.calls[0]).toMatchObject({ name: 'edit_file', args: JSON.stringify({ path: '/w/a.ts', oldText: 'helper', newText: 'tool' }), isError: true });
+    expect(turn?.final).toBe('Done.');
+    expect(JSON.stringify(turns)).not.toMatch(/sub-agent work|being continued|caveat|hidden/);
+  });
+
+  it('reads a mini-swe-agent trajectory: one bash block a reply, the next message its output', () => {
+    const trajectory = {
+      info: { config: { model: { model_name: 'some/model' } } },
+      messages: [
+        { role: 'system', content: 'You are a helpful assistant.' },
+        { role: 'user', content: 'Fix issue 1' },
+        { role: 'assistant', content: 'Look first.\n```bash\nls src\n```', extra: { response: { created: 1_700_000_000 } } },
+        { role: 'user', content: '<returncode>0</returncode>\n<output>a.py</output>' },
+        { role: 'assistant', content: 'Run it.\n```bash\npython a.py\n```', extra: { response: { created: 1_700_000_030 } } },
+        { role: 'user', content: '<returncode>1</returncode>\n<output>Traceback</output>' },
+      ],
+      trajectory_format: 'mini-swe-agent-1',
+    };
+    const converted = fromMiniSweAgent(JSON.stringify(trajectory));
+    expect(converted.model).toBe('some/model');
+    const [turn] = asWorkload(converted, 'mini-swe-agent')?.turns ?? [];
+    expect(turn?.user).toBe('Fix issue 1');
+    expect(turn?.steps.map((step) => [step.text, step.calls[0]?.args, step.calls[0]?.isError])).toEqual([
+      ['Look first.', JSON.stringify({ command: 'ls src' }), false],
+      ['Run it.', JSON.stringify({ command: 'python a.py' }), true],
+    ]);
+    expect(turn?.times?.map((t) => Math.round(t))).toEqual([0, 30]);
   });
 });
 
