@@ -90,9 +90,11 @@ export const sessionFollows = {
     await page.locator(SELECTORS.quickInputRow, { hasText: 'Open' }).first().click({ timeout: 15_000 });
     const first = await followed(page, 'the first session, opened', (view) => view.title === DEMO_TURNS[0].ask);
     await runCommand(page, 'Compaction Agent: Switch Branch');
-    const other = page.locator(SELECTORS.quickInputRow).filter({ hasNot: page.locator('.codicon-check') }).first();
+    // The branch pick's rows carry a branch icon (the current one a check): waiting for them skips the palette's rows, which linger while the pick replaces them.
+    const other = page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.codicon-git-branch') }).first();
     await other.waitFor({ timeout: 15_000 });
-    await other.click();
+    await page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.codicon-check') }).first().waitFor({ timeout: 15_000 });
+    await retrying('clicking the other branch', () => other.click());
     // The other branch shows other turns (its totals may match: compacting the same history twice gives the same sizes).
     const switched = await followed(page, 'after the branch switch', (view) => view.title === DEMO_TURNS[0].ask && (view.headline !== first.headline || view.turns !== first.turns));
     console.log(`    first session: ${first.headline} (${first.turns.slice(0, 80)}) → after the switch: ${switched.headline} (${switched.turns.slice(0, 80)})`);
