@@ -195,6 +195,13 @@ describe('settings a workspace must not control', () => {
     for (const key of USER_ONLY_SETTINGS) expect(settings[`${SETTINGS_SECTION}.${key}`]?.scope, key).toBe('application');
   });
 
+  it('declares every other setting with window scope: the extension reads them for the window, never per folder (a resource scope would be read without a resource)', () => {
+    const settings = manifestSettings();
+    const others = Object.keys(SETTING_SPECS).filter((key) => !(USER_ONLY_SETTINGS as readonly string[]).includes(key));
+    expect(others.length).toBeGreaterThan(10);
+    for (const key of others) expect(settings[`${SETTINGS_SECTION}.${key}`]?.scope, key).toBe('window');
+  });
+
   it('lists every endpoint setting as user-only', () => {
     const endpointKeys = Object.keys(SETTING_SPECS).filter((key) => key.startsWith('endpoint.'));
     expect(endpointKeys.filter((key) => !(USER_ONLY_SETTINGS as readonly string[]).includes(key))).toEqual([]);
