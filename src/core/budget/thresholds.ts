@@ -53,14 +53,13 @@ export const RULES = {
 export const PRUNE_AT_PERCENT = 80;
 
 /**
- * Window-aware defaults chosen by the value bench (BENCHMARKS.md, row 8): from this window up, the kept tail is a
- * quarter of the window instead of an eighth (more of the recent work stays verbatim), and pruning runs only where
- * it spares a compaction (at the usable budget) instead of from 80 %: each prune rewrites the middle of the prompt
- * and costs the cache, and at these windows compacting later keeps more in view for less. Below it, a small window
- * keeps an eighth (a quarter of 8k leaves too little room to work) and prunes from 80 %.
+ * Window-aware defaults chosen by the value bench (BENCHMARKS.md, row 8): from this window up, pruning runs only where
+ * it spares a compaction (at the usable budget) instead of from 80 %: each prune rewrites the middle of the prompt and
+ * costs the cache, and at these windows compacting later keeps as much in view for less. Below it, pruning from 80 %
+ * keeps more steps in an 8k window. The kept tail is an eighth of the window at every size: a quarter (the default
+ * from 24k up before the long public sessions) cost 5 % more at 32k on both session sets for the same availability.
  */
 export const LARGE_WINDOW = 24_000;
-export const LARGE_WINDOW_KEEP_FRACTION = 0.25;
 export const LARGE_WINDOW_PRUNE_AT_PERCENT = 100;
 
 /**
@@ -79,11 +78,6 @@ const MIN_OUTPUT_CHARS = 1000;
 
 function scaled(rule: Rule, window: number): number {
   return Math.round(Math.min(rule.max, Math.max(rule.min, rule.fraction * window)));
-}
-
-/** The kept-tail rule at a window: an eighth of a small window, a quarter from LARGE_WINDOW up (same clamps). */
-function keepRecentRule(window: number): Rule {
-  return window >= LARGE_WINDOW ? { ...RULES.keepRecent, fraction: LARGE_WINDOW_KEEP_FRACTION } : RULES.keepRecent;
 }
 
 /** A setting of 0 means "scale with the window"; an explicit value is the user's and is kept (within `cap`). */
@@ -105,7 +99,7 @@ export function thresholdsFor(window: number, settings: Settings): Thresholds {
     window: safeWindow,
     outputReserve: reserve,
     usable,
-    keepRecent: chosen(settings.compaction.keepRecentTokens, keepRecentRule(safeWindow), safeWindow, usable),
+    keepRecent: chosen(settings.compaction.keepRecentTokens, RULES.keepRecent, safeWindow, usable),
     pruneProtect: chosen(settings.pruning.protectTokens, RULES.pruneProtect, safeWindow),
     pruneMinimum: chosen(settings.pruning.minimumTokens, RULES.pruneMinimum, safeWindow),
     pruneAtPercent: safeWindow >= LARGE_WINDOW ? LARGE_WINDOW_PRUNE_AT_PERCENT : PRUNE_AT_PERCENT,
