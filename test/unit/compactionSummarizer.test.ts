@@ -120,6 +120,41 @@ describe('summarize', () => {
     expect(result.files.read).toEqual(['old.ts']);
   });
 
+  it('sends an output pruned from the context shorter than a live one, marked as pruned, in fewer chunks at a small window', async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    const build = (pruneOutputs: boolean): { path: ReturnType<PathBuilder['path']>; ids: string[] } => {
+      const b = new PathBuilder();
+      const ids: string[] = [];
+      const results: string[] = [];
+      for (let turn = 0; turn < 16; turn++) {
+        ids.push(b.user(`u${turn}`, `step ${turn}`).id);
+        ids.push(b.assistant(`a${turn}`, [`c${turn}`]).id);
+        ids.push(b.tool(`t${turn}`, `c${turn}`, `HEAD${turn} ${'log line with words '.repeat(150)} TAIL${turn}`).id);
+        results.push(`t${turn}`);
+      }
+      if (pruneOutputs) b.prune('p0', results.slice(0, 12));
+      return { path: b.path(), ids };
+    };
+    const send = async (pruneOutputs: boolean): Promise<Array<{ messages: ChatMessage[]; maxTokens: number }>> => {
+      const { path, ids } = build(pruneOutputs);
+      const { complete, calls } = scripted([GOOD]);
+      await summarize({ path, ...summaryInput(path, { summarize: ids, firstKept: null }), previous: null, complete, counter, summaryWindow: 8192, maxSummaryTokens: 1024 });
+      return calls;
+    };
+    const live = await send(false);
+    const pruned = await send(true);
+    const livePrompt = live.map((call) => call.messages.map((message) => message.content).join('\n')).join('\n');
+    const prunedPrompt = pruned.map((call) => call.messages.map((message) => message.content).join('\n')).join('\n');
+    // Every output still names its head and tail; the pruned ones say so and take at most 600 characters.
+    for (let turn = 0; turn < 16; turn++) expect(prunedPrompt).toContain(`HEAD${turn}`);
+    for (let turn = 0; turn < 16; turn++) expect(prunedPrompt).toContain(`TAIL${turn}`);
+    expect(prunedPrompt.match(/pruned from the context earlier/g)).toHaveLength(12);
+    expect(livePrompt).not.toContain('pruned from the context earlier');
+    const block = /\[read_file result, pruned from the context earlier\]\n([\s\S]*?TAIL0)/.exec(prunedPrompt);
+    expect(block?.[1]?.length ?? 0).toBeLessThan(700);
+    expect(pruned.length).toBeLessThan(live.length);
+  });
+
   it('summarizes the prefix of a split turn separately', async () => {
     const counter = await TokenCounter.create('gpt-4o');
     const { complete, calls } = scripted([GOOD, '- The user asked to port the selector; theme.ts was read.']);

@@ -2,7 +2,7 @@
 import { measureRequest, requestRoom } from '../budget/meter';
 import type { ChatMessage } from '../context/chatMessage';
 import { splitAtLatestCompaction } from '../context/contextBuilder';
-import { droppedEntryIds, TURN_PREFIX_HEADING } from '../context/contextMarkers';
+import { droppedEntryIds, prunedToolResultIds, TURN_PREFIX_HEADING } from '../context/contextMarkers';
 import { droppedParts } from '../context/contextDrops';
 import type { ModelStream } from '../llm/modelStream';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
@@ -235,7 +235,8 @@ async function summarizeTurnPrefix(prefix: readonly MessageEntry[], input: Summa
   const count = (text: string): number => input.counter.countText(text);
   const room = requestRoom(input.counter, input.summaryWindow, maxTokens);
   const fixed = measureRequest(turnPrefixMessages('', 'x'), input.counter, input.summaryWindow, maxTokens).tokens + maxTokens;
-  const chunks = chunkBlocks(prefix.map(entryBlock), Math.max(MIN_CHUNK, room - fixed), count);
+  const pruned = prunedToolResultIds(input.path);
+  const chunks = chunkBlocks(prefix.map((entry) => entryBlock(entry, pruned)), Math.max(MIN_CHUNK, room - fixed), count);
   let bullets: string | null = null;
   for (const transcript of chunks) {
     input.signal?.throwIfAborted();
@@ -270,7 +271,8 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const fixedTokens = measureRequest(prompt('', fixed.previous, { index: 1, count: 2 }), input.counter, input.summaryWindow, maxTokens).tokens + runningRoom;
   const withRetry = room - fixedTokens - maxTokens - CORRECTION_ROOM;
   const chunkBudget = withRetry >= MIN_CHUNK ? withRetry : Math.max(MIN_CHUNK, room - fixedTokens);
-  const chunks = chunkBlocks(replaced.map(entryBlock), chunkBudget, count);
+  const pruned = prunedToolResultIds(input.path);
+  const chunks = chunkBlocks(replaced.map((entry) => entryBlock(entry, pruned)), chunkBudget, count);
   let running = fixed.previous;
   let problems: string[] = [];
   for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {

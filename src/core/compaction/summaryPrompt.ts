@@ -69,8 +69,20 @@ export function fitTokens(text: string, limit: number, countTokens: (text: strin
   return fitted;
 }
 
-/** One transcript block per entry. User text stays whole (it carries the requirements); attachments are shortened like outputs. */
-export function entryBlock(entry: MessageEntry): string {
+/**
+ * A tool output already pruned from the context reaches the summarizer shorter still: the model had worked past it
+ * (its placeholder was all it saw), its head and tail still name what it showed, and it stays readable by id. At an
+ * 8k window this halves the summary calls per compaction (BENCHMARKS.md, row 8).
+ */
+export const PRUNED_SUMMARY_OUTPUT_CHARS = 600;
+
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/**
+ * One transcript block per entry. User text stays whole (it carries the requirements); attachments are shortened like
+ * outputs; an output in `pruned` (ids of tool results pruned on the path) is shortened more.
+ */
+export function entryBlock(entry: MessageEntry, pruned: ReadonlySet<string> = NO_IDS): string {
   switch (entry.type) {
     case 'user': {
       const attached = (entry.attachments ?? []).map((attachment) => `[user attached ${attachment.label}]\n${headTail(attachment.text)}`);
@@ -83,7 +95,9 @@ export function entryBlock(entry: MessageEntry): string {
       return lines.length > 0 ? lines.join('\n') : '[assistant] (empty reply)';
     }
     case 'toolResult':
-      return `[${entry.toolName} ${entry.isError ? 'error' : 'result'}]\n${headTail(entry.content)}`;
+      return pruned.has(entry.id)
+        ? `[${entry.toolName} ${entry.isError ? 'error' : 'result'}, pruned from the context earlier]\n${headTail(entry.content, PRUNED_SUMMARY_OUTPUT_CHARS)}`
+        : `[${entry.toolName} ${entry.isError ? 'error' : 'result'}]\n${headTail(entry.content)}`;
   }
 }
 
