@@ -57,7 +57,7 @@ export const PRUNE_AT_PERCENT = 80;
  * it spares a compaction (at the usable budget) instead of from 80 %: each prune rewrites the middle of the prompt and
  * costs the cache, and at these windows compacting later keeps as much in view for less. Below it, pruning from 80 %
  * keeps more steps in an 8k window. The kept tail is an eighth of the window at every size: a quarter (the default
- * from 24k up before the long public sessions) cost 5 % more at 32k on both session sets for the same availability.
+ * from 24k up before the long public sessions) cost 5–7 % more at 32k on both session sets for the same availability.
  */
 export const LARGE_WINDOW = 24_000;
 export const LARGE_WINDOW_PRUNE_AT_PERCENT = 100;
