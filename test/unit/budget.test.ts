@@ -42,6 +42,32 @@ describe('thresholds scale with the window', () => {
     expect(at32k.outputReserve).toBeLessThan(4_000);
   });
 
+  it('prune from 80 % below 24k, only at the usable budget up to 400k, and from 10 % at huge windows (nothing compacts there)', () => {
+    expect(thresholdsFor(8_192, defaults).pruneAtPercent).toBe(80);
+    expect(thresholdsFor(128_000, defaults).pruneAtPercent).toBe(100);
+    expect(thresholdsFor(200_000, defaults).pruneAtPercent).toBe(100);
+    const at1m = thresholdsFor(1_000_000, defaults);
+    expect(at1m.pruneAtPercent).toBe(10);
+    // A 1M session at 15 % with old outputs past the protected tail prunes them; the same fill at 200k does not.
+    const used = Math.round(at1m.usable * 0.15);
+    const budget: Budget = {
+      contextWindow: at1m.window,
+      windowKnown: true,
+      outputReserve: at1m.outputReserve,
+      usable: at1m.usable,
+      used,
+      basis: 'report',
+      estimated: false,
+      exact: true,
+      breakdown: { system: 0, instructions: 0, tools: 0, summary: 0, messages: used, toolResults: 0 },
+      free: at1m.usable - used,
+      percent: (used / at1m.usable) * 100,
+    };
+    const base = { ...settings, prunableTokens: at1m.pruneMinimum };
+    expect(decideBeforeCall(budget, { ...base, pruneAtPercent: at1m.pruneAtPercent })).toBe('prune');
+    expect(decideBeforeCall(budget, { ...base, pruneAtPercent: thresholdsFor(200_000, defaults).pruneAtPercent })).toBe('ok');
+  });
+
   it('are monotonic in the window and always inside their clamps', () => {
     let previous = thresholdsFor(4_096, defaults);
     for (let window = 4_096; window <= 2_000_000; window = Math.round(window * 1.3)) {

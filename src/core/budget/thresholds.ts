@@ -68,6 +68,13 @@ export const LARGE_WINDOW_PRUNE_AT_PERCENT = 100;
  * smaller caps as the only thing our defaults lost (BENCHMARKS.md, row 8).
  */
 export const HUGE_WINDOW = 400_000;
+/**
+ * From HUGE_WINDOW up, old outputs are pruned from 10 % of the usable budget (as OpenCode's classic pruning does on
+ * every request): at 1M the replayed sessions never compact, every call resends the whole history, and pruning early
+ * cost 28 % less on the bench sessions and 16 % less on the public ones, for at most 0.2 points of availability
+ * (BENCHMARKS.md, row 8).
+ */
+export const HUGE_WINDOW_PRUNE_AT_PERCENT = 10;
 const TOOL_OUTPUT_LINES = 1000;
 const HUGE_WINDOW_TOOL_OUTPUT_LINES = 2000;
 export const TOOLS_SHARE = 0.25;
@@ -102,7 +109,7 @@ export function thresholdsFor(window: number, settings: Settings): Thresholds {
     keepRecent: chosen(settings.compaction.keepRecentTokens, RULES.keepRecent, safeWindow, usable),
     pruneProtect: chosen(settings.pruning.protectTokens, RULES.pruneProtect, safeWindow),
     pruneMinimum: chosen(settings.pruning.minimumTokens, RULES.pruneMinimum, safeWindow),
-    pruneAtPercent: safeWindow >= LARGE_WINDOW ? LARGE_WINDOW_PRUNE_AT_PERCENT : PRUNE_AT_PERCENT,
+    pruneAtPercent: safeWindow >= HUGE_WINDOW ? HUGE_WINDOW_PRUNE_AT_PERCENT : safeWindow >= LARGE_WINDOW ? LARGE_WINDOW_PRUNE_AT_PERCENT : PRUNE_AT_PERCENT,
     // An explicit summary size is the user's, but never more than a quarter of what the prompt may fill.
     summaryTokens: settings.compaction.summaryTokens > 0 ? Math.max(MIN_SUMMARY_TOKENS, Math.min(settings.compaction.summaryTokens, Math.floor(usable / 4))) : scaled(RULES.summaryTokens, safeWindow),
     toolOutputChars: Math.max(MIN_OUTPUT_CHARS, chosen(settings.tools.outputMaxChars, RULES.toolOutputChars, safeWindow)),
