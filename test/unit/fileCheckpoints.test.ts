@@ -1,11 +1,9 @@
 // File checkpoints: every file the agent writes is snapshotted per call, and files go back to any turn (and forward again).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { recordingWorkspace } from '../../src/core/checkpoints/changeRecorder';
-import type { RestorePort } from '../../src/core/checkpoints/fileCheckpoints';
 import { applyFileRestore, changedSince, checkpoints, planFileRestore, restoreNotice } from '../../src/core/checkpoints/fileCheckpoints';
 import type { FileChange, SessionEntry } from '../../src/core/session/entries';
 import { SessionLog } from '../../src/core/session/sessionLog';
@@ -14,6 +12,7 @@ import { awaitingCompactionConsent, returnToCompactionPoint } from '../../src/co
 import { blobRefOf } from '../../src/core/storage/blobStore';
 import { collect, scriptedModel, type ScriptStep } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
+import { nodeRestorePort } from '../support/nodeRestorePort';
 import { recordingAccess } from '../support/agentWorkspace';
 
 const fixture = useAgentFixture((ws) => ws.write('src/a.ts', 'export const answer = 41;\n'));
@@ -27,18 +26,7 @@ function file(relative: string): string | null {
   return existsSync(absolute) ? readFileSync(absolute, 'utf8') : null;
 }
 
-/** The node port a restore writes through (the extension uses a WorkspaceEdit instead). */
-const port: RestorePort = {
-  read: (absolute) => Promise.resolve(existsSync(absolute) ? readFileSync(absolute, 'utf8') : null),
-  write: async (absolute, text) => {
-    await mkdir(nodePath.dirname(absolute), { recursive: true });
-    writeFileSync(absolute, text);
-  },
-  remove: (absolute) => {
-    rmSync(absolute);
-    return Promise.resolve();
-  },
-};
+const port = nodeRestorePort;
 
 function requestId(text: string): string {
   const entry = fixture.session.log.path().find((candidate) => candidate.type === 'user' && candidate.text === text);

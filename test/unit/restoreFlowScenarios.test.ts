@@ -1,32 +1,21 @@
 // Restore as a flow of the core: planned, the session taken (a running request stopped), planned again on what is current, applied.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/core/agent/agentLoop';
 import { SessionEngine } from '../../src/core/agent/sessionEngine';
 import { planCheckpointRestore, planCompactionRestore, restoreBeforeCompaction, restoreCheckpoint, type FlowSession, type RestoreOptions } from '../../src/core/agent/sessionFlows';
-import type { RestoreItem, RestorePort } from '../../src/core/checkpoints/fileCheckpoints';
+import type { RestoreItem } from '../../src/core/checkpoints/fileCheckpoints';
 import type { CompactionProposal } from '../../src/core/compaction/compaction';
 import type { ModelStream } from '../../src/core/llm/modelStream';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { collect, scriptedModel, type ScriptStep } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
+import { nodeRestorePort } from '../support/nodeRestorePort';
 
 const fixture = useAgentFixture();
 
-/** The node port a restore writes through (the extension uses a WorkspaceEdit instead). */
-const port: RestorePort = {
-  read: (absolute) => Promise.resolve(existsSync(absolute) ? readFileSync(absolute, 'utf8') : null),
-  write: async (absolute, text) => {
-    await mkdir(nodePath.dirname(absolute), { recursive: true });
-    writeFileSync(absolute, text);
-  },
-  remove: (absolute) => {
-    rmSync(absolute);
-    return Promise.resolve();
-  },
-};
+const port = nodeRestorePort;
 
 const file = (relative: string): string | null => {
   const absolute = nodePath.join(fixture.ws.root, relative);

@@ -6,15 +6,13 @@ import { resolveContextWindow, WINDOW_BOUNDS, windowIsKnown } from '../../src/co
 import type { ResolvedFlavor } from '../../src/core/llm/endpointFlags';
 import { MAX_LISTED_MODELS, MAX_MODEL_ID_CHARS, parseModelList } from '../../src/core/llm/modelList';
 import { openAiContextWindow } from '../../src/core/llm/openAiModelWindows';
-import type { DiscoveredWindow, FetchJson } from '../../src/core/llm/windowDiscovery';
+import { MAX_PROBE_BODY_BYTES, serverFetchJson, serverRoot, type FetchJson } from '../../src/core/llm/serverFetch';
+import type { DiscoveredWindow } from '../../src/core/llm/windowDiscovery';
 import {
   discoverWindow,
   LMSTUDIO_NOT_LOADED_WARNING,
-  MAX_PROBE_BODY_BYTES,
   OLLAMA_DEFAULT_WARNING,
   ollamaNumCtx,
-  serverFetchJson,
-  serverRoot,
 } from '../../src/core/llm/windowDiscovery';
 import { windowLabel } from '../../src/shared/budgetFormat';
 import { startShapeServer, type ShapeServer } from '../support/shapeServer';

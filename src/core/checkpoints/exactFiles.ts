@@ -1,6 +1,6 @@
 // Reading and writing a file's exact bytes for a restore (any name the file system allows): never through a link, never a FIFO, replaced by rename.
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fs, readSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { isInside } from '../tools/pathSafety';
 
@@ -31,6 +31,36 @@ export async function readExact(path: string | Buffer): Promise<Buffer | null> {
     return await handle.readFile();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * The bytes of a small regular file read synchronously, and its stats then: opened without following a link and
+ * without blocking (a FIFO or device never hangs the walk), checked on the descriptor; undefined for anything else,
+ * for a file above `maxBytes`, or when it cannot be read.
+ */
+export function readSmallRegularFile(path: string | Buffer, maxBytes: number): { data: Buffer; stat: Stats } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    const data = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < data.length) {
+      const count = readSync(fd, data, read, data.length - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    return { data: read === data.length ? data : data.subarray(0, read), stat };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

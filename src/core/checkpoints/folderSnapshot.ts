@@ -1,9 +1,10 @@
 // One snapshot of a workspace folder, taken by this process alone (no git, no program of the folder's): a walk honouring .gitignore, and the content of new or changed files kept in the blob store.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { constants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { readSmallRegularFile } from './exactFiles';
 import { FolderRules, type IgnoreFile, type IgnoreLevel } from './ignoreFiles';
 import { segmentOf, shownKey } from './pathKeys';
 import type { ContentStore } from './snapshotStore';
@@ -286,33 +287,7 @@ function linkState(path: string | Buffer, stat: Stats): FileState {
   return { link: true, size: target.length, sha256, stored: false };
 }
 
-/** The bytes of a small regular file read synchronously (opened without following a link and without blocking, checked on the descriptor), and its stats then. */
-function readSmall(path: string | Buffer): { data: Buffer; stat: Stats } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > SYNC_READ_BYTES) return undefined;
-    const data = Buffer.allocUnsafe(stat.size);
-    let read = 0;
-    while (read < data.length) {
-      const count = readSync(fd, data, read, data.length - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    return { data: read === data.length ? data : data.subarray(0, read), stat };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The bytes of a larger regular file, read without blocking the event loop (same checks as readSmall). */
+/** The bytes of a larger regular file, read without blocking the event loop (same checks as readSmallRegularFile). */
 async function readLarge(path: string | Buffer): Promise<{ data: Buffer; stat: Stats } | undefined> {
   let handle;
   try {
@@ -345,7 +320,7 @@ async function storeContent(context: SnapshotContext, sha256: string, data: Buff
 async function readPending(item: Pending, state: WalkState): Promise<void> {
   const { context, files, index } = state;
   const readAt = Date.now();
-  const read = item.stat.size > MAX_HASHED_BYTES ? undefined : item.stat.size <= SYNC_READ_BYTES ? readSmall(item.path) : await readLarge(item.path);
+  const read = item.stat.size > MAX_HASHED_BYTES ? undefined : item.stat.size <= SYNC_READ_BYTES ? readSmallRegularFile(item.path, SYNC_READ_BYTES) : await readLarge(item.path);
   if (!read) {
     // Too large to hash, or gone or unreadable meanwhile: compared by its stats, never stored.
     files.set(item.key, { size: item.stat.size, sha256: '', stamp: stampIdentity(item.stat), stored: false });

@@ -1,13 +1,12 @@
 // The .gitignore files of a folder tree as git applies them (a file per folder, deeper files first, the last matching rule decides), read once per command.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { classTest } from '../tools/globPattern';
 import { wildcardMatch, type WildcardToken } from '../tools/wildcardMatch';
+import { readSmallRegularFile } from './exactFiles';
 
 /** Far more than any real .gitignore; a larger one is not read (and ignores nothing). */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 /** Rules kept of one file: a hostile one cannot make every file of the walk test a million patterns. */
 const MAX_RULES = 5000;
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** Git matches case-insensitively where the file system usually is (core.ignorecase). */
 const FOLD_CASE = process.platform === 'win32' || process.platform === 'darwin';
 
@@ -83,24 +82,6 @@ function testPath(tokens: readonly SegmentToken[], below: string): boolean {
   return wildcardMatch(tokens, below.split('/'));
 }
 
-/** A [...] class of git's wildmatch: `!` or `^` first negates, `a-z` is a range, a `]` first is literal. */
-function classTest(body: string[]): (char: string) => boolean {
-  const negated = body[0] === '!' || body[0] === '^';
-  const chars = negated ? body.slice(1) : body;
-  return (char) => {
-    let found = false;
-    for (let i = 0; i < chars.length && !found; i++) {
-      const low = chars[i] ?? '';
-      const high = chars[i + 1] === '-' && i + 2 < chars.length ? (chars[i + 2] ?? '') : undefined;
-      if (high !== undefined) {
-        found = char >= low && char <= high;
-        i += 2;
-      } else found = char === low;
-    }
-    return found !== negated;
-  };
-}
-
 /** One segment of a pattern (no slash) as a name test: backslash escapes, `*`, `?` and classes; `*` never matches a slash. */
 function compileSegment(segment: string): NameTest {
   const chars = Array.from(segment);
@@ -122,7 +103,7 @@ function compileSegment(segment: string): NameTest {
     } else if (char === '[' && chars.indexOf(']', i + 2) !== -1) {
       wild = true;
       const end = chars.indexOf(']', i + 2);
-      tokens.push({ star: false, test: classTest(chars.slice(i + 1, end)) });
+      tokens.push({ star: false, test: classTest(chars.slice(i + 1, end).join('')) });
       i = end;
     } else {
       literal += char;
@@ -210,32 +191,6 @@ export function parseIgnoreFile(text: string): IgnoreFile {
   return new IgnoreFile(rules);
 }
 
-/** The bytes of a small regular file (not a link, FIFO or device: opened non-blocking, checked on the descriptor), or undefined. */
-function readSmallRegularFile(path: string | Buffer): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_IGNORE_FILE_BYTES) return undefined;
-    const data = Buffer.alloc(stats.size);
-    let read = 0;
-    while (read < data.length) {
-      const count = readSync(fd, data, read, data.length - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    return data.subarray(0, read);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** One folder's .gitignore on the way down: its rules and the key prefix of that folder ("" at the top, else "a/b/"). */
 export interface IgnoreLevel {
   base: string;
@@ -258,7 +213,7 @@ export class FolderRules {
   rulesOf(base: string, ignoreFilePath: (() => string | Buffer) | undefined): IgnoreFile | null {
     const known = this.files.get(base);
     if (known !== undefined) return known;
-    const data = ignoreFilePath ? readSmallRegularFile(ignoreFilePath()) : undefined;
+    const data = ignoreFilePath ? readSmallRegularFile(ignoreFilePath(), MAX_IGNORE_FILE_BYTES)?.data : undefined;
     const parsed = data === undefined ? null : ignoreFileOf(data.toString('utf8'));
     const kept = parsed && !parsed.empty ? parsed : null;
     this.files.set(base, kept);

@@ -231,11 +231,10 @@ function firstLine(block: string): string {
 // ─── The summary itself ───
 
 /** Summarizes the head of a split turn in bullets, in parts when it is long, each part's request measured. */
-async function summarizeTurnPrefix(prefix: readonly MessageEntry[], input: SummarizeInput, maxTokens: number): Promise<string> {
+async function summarizeTurnPrefix(prefix: readonly MessageEntry[], pruned: ReadonlySet<string>, input: SummarizeInput, maxTokens: number): Promise<string> {
   const count = (text: string): number => input.counter.countText(text);
   const room = requestRoom(input.counter, input.summaryWindow, maxTokens);
   const fixed = measureRequest(turnPrefixMessages('', 'x'), input.counter, input.summaryWindow, maxTokens).tokens + maxTokens;
-  const pruned = prunedToolResultIds(input.path);
   const chunks = chunkBlocks(prefix.map((entry) => entryBlock(entry, pruned)), Math.max(MIN_CHUNK, room - fixed), count);
   let bullets: string | null = null;
   for (const transcript of chunks) {
@@ -286,7 +285,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   }
   let turnPrefixSummary: string | undefined;
   if (prefix.length > 0) {
-    turnPrefixSummary = await summarizeTurnPrefix(prefix, input, Math.floor(maxTokens / 2));
+    turnPrefixSummary = await summarizeTurnPrefix(prefix, pruned, input, Math.floor(maxTokens / 2));
     if (!turnPrefixSummary) problems.push('the summary of the split turn is empty');
   }
   const files = extendFileLedger(input.previous?.files, [...replaced, ...prefix]);

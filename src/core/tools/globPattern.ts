@@ -73,8 +73,8 @@ function expandBraces(glob: string): string[] {
   return done;
 }
 
-/** A [...] class: `!` or `^` first negates, `a-z` is a range. */
-function classTest(body: string): (char: string) => boolean {
+/** A [...] class (git's wildmatch and globs alike): `!` or `^` first negates, `a-z` is a range. */
+export function classTest(body: string): (char: string) => boolean {
   const negated = body.startsWith('!') || body.startsWith('^');
   const chars = Array.from(negated ? body.slice(1) : body);
   return (char) => {
