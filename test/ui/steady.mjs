@@ -1,4 +1,5 @@
 // Waiting the way a busy machine needs: for lasting evidence, with elements found again on every try (the panel re-renders).
+import fs from 'node:fs';
 
 const DETACHED = /not attached to the DOM|detached|Execution context was destroyed/i;
 
@@ -42,3 +43,20 @@ export async function lasting(what, read, accept, { timeoutMs = 60_000, holdMs =
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
+
+/**
+ * A JSON file the workbench rewrites (settings.json), parsed: a read that lands mid-write (empty or cut short) is
+ * tried again until `timeoutMs`, and only then reported.
+ */
+export async function readJsonFile(file, { timeoutMs = 10_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      if (!(error instanceof SyntaxError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { lastResponse } from '../chat.mjs';
+import { readJsonFile } from '../steady.mjs';
 import { closeSettings, openSetting, typeInChat } from '../workbench.mjs';
 
 const FILE = 'src/slugify.mjs';
@@ -17,8 +18,8 @@ async function setConfirmation(page, dirs, on) {
   if (checked !== on) await checkbox.click();
   const file = path.join(dirs.userData, 'User/settings.json');
   // The default is on: the Settings UI may write true or remove the key.
-  const written = () => JSON.parse(fs.readFileSync(file, 'utf8'))['compactionAgent.tools.requireConfirmation'];
-  for (let tries = 0; tries < 40 && (on ? written() === false : written() !== false); tries++) await page.waitForTimeout(250);
+  const written = async () => (await readJsonFile(file))['compactionAgent.tools.requireConfirmation'];
+  for (let tries = 0; tries < 40 && (on ? (await written()) === false : (await written()) !== false); tries++) await page.waitForTimeout(250);
   await closeSettings(page);
 }
 

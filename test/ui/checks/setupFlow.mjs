@@ -1,8 +1,8 @@
 // UI check (issue 15): from nothing configured to a first answer: @agent offers the setup, the guided setup lists the server's models.
-import fs from 'node:fs';
 import path from 'node:path';
 import { SELECTORS, TEXT } from '../selectors.mjs';
 import { sendChat } from '../chat.mjs';
+import { readJsonFile } from '../steady.mjs';
 import { budgetStatusText } from '../webview.mjs';
 
 async function quickInputReady(page, title) {
@@ -16,7 +16,7 @@ export const setupFlow = {
   name: 'with no endpoint, @agent offers the setup; setup lists the scripted server\'s models; the first request is answered',
   async run({ page, shot, dirs, endpoint }) {
     const settingsFile = path.join(dirs.userData, 'User/settings.json');
-    if ('compactionAgent.endpoint.baseUrl' in JSON.parse(fs.readFileSync(settingsFile, 'utf8'))) throw new Error('the run started with an endpoint configured');
+    if ('compactionAgent.endpoint.baseUrl' in (await readJsonFile(settingsFile))) throw new Error('the run started with an endpoint configured');
     const offer = await sendChat(page, `${TEXT.participant} hello`, { until: /No endpoint is configured/ });
     // The button may render a moment after the text: wait for it, not for the text to already hold it.
     const setUp = page.locator(SELECTORS.chatResponse).last().getByRole('button', { name: 'Set Up Endpoint' });
@@ -43,7 +43,7 @@ export const setupFlow = {
     await model.click();
     await page.locator('.notifications-toasts', { hasText: 'Compaction Agent is set up' }).first().waitFor({ timeout: 15_000 });
 
-    const written = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    const written = await readJsonFile(settingsFile);
     if (written['compactionAgent.endpoint.baseUrl'] !== endpoint.url || written['compactionAgent.endpoint.model'] !== TEXT.demoModel) {
       throw new Error(`the setup wrote ${JSON.stringify({ baseUrl: written['compactionAgent.endpoint.baseUrl'], model: written['compactionAgent.endpoint.model'] })}`);
     }
