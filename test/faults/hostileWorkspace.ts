@@ -74,13 +74,16 @@ function treeDifferences(expected: Map<string, string>, actual: Map<string, stri
   return differences;
 }
 
-const port: RestorePort = {
-  read: (absolute) => readExact(absolute).then((data) => (data === null ? null : data.toString('utf8'))),
-  write: (absolute, text) => writeExact(absolute, Buffer.from(text, 'utf8')),
-  remove: (absolute, raw) => removeExact(raw ?? absolute),
-  readBytes: (absolute, raw) => readExact(raw ?? absolute),
-  writeBytes: (absolute, data, raw) => writeExact(raw ?? absolute, data),
-};
+/** A restore port confined to `root`: every read and write through exactFiles (folders opened without following links). */
+export function confinedPort(root: string): RestorePort {
+  return {
+    read: (absolute) => readExact(absolute, [root]).then((file) => (file === null ? null : file.data.toString('utf8'))),
+    write: (absolute, text) => writeExact(absolute, Buffer.from(text, 'utf8'), [root]),
+    remove: (absolute, raw) => removeExact(raw ?? absolute, [root]),
+    readBytes: (absolute, raw) => readExact(raw ?? absolute, [root]),
+    writeBytes: (absolute, data, raw, mode) => writeExact(raw ?? absolute, data, [root], mode),
+  };
+}
 
 function git(cwd: string, args: string[]): boolean {
   try {
@@ -175,7 +178,7 @@ async function commandCycle(ws: Workspace, snapshots: ReturnType<typeof workspac
     started: [...before.started, ...after.started],
     restore: async () => {
       const items = planFileRestore(entries, 'u') ?? [];
-      const restored = await countingChildren(() => applyFileRestore(items, port, ws.store, [ws.root]));
+      const restored = await countingChildren(() => applyFileRestore(items, confinedPort(ws.root), ws.store, [ws.root]));
       return { ...restored.value, started: restored.started };
     },
   };
