@@ -201,6 +201,8 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
     if (!budget) {
       budget = new StoreBudget(store.dir, options.storeCapBytes ?? (() => Number.POSITIVE_INFINITY), options.collect);
       budgets.set(store.dir, budget);
+      // Measured at once: what a killed snapshot left there (temp files) is removed at the first snapshot.
+      void budget.prepare().catch(() => undefined);
     }
     return budget;
   };
