@@ -153,7 +153,8 @@ describe('the snapshot walk under a hostile .gitignore', () => {
 
   it('hostile-gitignore-stays-under-a-frame', async () => {
     // Within the caps (1 MB, 5,000 rules): it blocked the extension host for 17 s in one pass over the folder.
-    writeFileSync(nodePath.join(root, '.gitignore'), Array.from({ length: 5000 }, (_, k) => `*${'a'.repeat(150)}b${k}*`).join('\n'));
+    const rules = Array.from({ length: 5000 }, (_, k) => `*${'a'.repeat(150)}b${k}*`).join('\n');
+    writeFileSync(nodePath.join(root, '.gitignore'), rules);
     const names = Array.from({ length: 40 }, (_, k) => `${'a'.repeat(238)}${String(k).padStart(3, '0')}`);
     for (const name of names) writeFileSync(nodePath.join(root, name), name);
     const snapshot = await takeFolderSnapshot(root, new StatIndex(), new FolderRules(), context);
@@ -163,7 +164,8 @@ describe('the snapshot walk under a hostile .gitignore', () => {
     // No rule matches them: every file is snapshotted (judged within the budget or, past it, not ignored).
     expect([...snapshot.files.keys()].sort()).toEqual(['.gitignore', ...names].sort());
     const work = slices.reduce((sum, slice) => sum + slice.matchSteps, 0);
-    expect(work).toBeLessThanOrEqual(41 * ONE_ITEM_STEPS + 2 * 1024 * 1024);
+    // All of it bounded: one entry's budget per file, and reading the rules (counted as 8 steps a character).
+    expect(work).toBeLessThanOrEqual(41 * ONE_ITEM_STEPS + 8 * (rules.length + 5001));
   });
 
   it('a folder of 3,000 files is walked in slices of at most 256 entries', async () => {
