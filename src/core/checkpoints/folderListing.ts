@@ -1,7 +1,7 @@
 // One folder's entries as the snapshot walk reads them: listed in slices (no folder, however large, holds the event loop), kept while the folder's stats are unchanged, with the .gitignore decisions made under the same rules.
 import { lstatSync, opendirSync, statSync, type Dirent } from 'node:fs';
 import { FolderRules, type IgnoreFile, type IgnoreLevel } from './ignoreFiles';
-import type { MatchBudget } from './ignorePatterns';
+import type { MatchBudget } from './matchSteps';
 import { segmentOf } from './pathKeys';
 import type { FolderListing, StatIndex } from './statIndex';
 import type { WalkSlicer } from './walkSlices';

@@ -6,7 +6,7 @@ import * as nodePath from 'node:path';
 import { readSmallRegularFile } from './exactFiles';
 import { ignoredAt, judgeWith, listingOf, type Listed } from './folderListing';
 import type { FolderRules, IgnoreLevel } from './ignoreFiles';
-import { MatchBudget } from './ignorePatterns';
+import { MatchBudget } from './matchSteps';
 import { shownKey } from './pathKeys';
 import type { ContentStore } from './snapshotStore';
 import type { StatIndex } from './statIndex';
@@ -136,9 +136,8 @@ interface WalkState {
   matching: MatchBudget;
 }
 
-/** Ends the slice when it has done its share (and stops when asked to). */
+/** Ends the slice (called when it has done its share), and stops when asked to. */
 async function breathe(state: WalkState): Promise<void> {
-  if (!state.slicer.due()) return;
   await state.slicer.pause();
   stopped(state.context.signal);
 }
@@ -195,7 +194,7 @@ async function walkEntries(state: WalkState, stack: Folder[], current: Folder, b
     slicer.count('matchSteps', matching.total - spent);
     slicer.count('entries');
     if (!ignored) visit(state, stack, current, levels, base, entries[at] as Listed);
-    await breathe(state);
+    if (state.slicer.due()) await breathe(state);
   }
 }
 
@@ -218,7 +217,7 @@ async function walk(state: WalkState): Promise<void> {
       if (current.key === '') throw new SnapshotUnavailable(`the folder could not be read (${error instanceof Error ? error.message : String(error)})`);
       state.unreadable.push(shownKey(current.key));
     }
-    await breathe(state);
+    if (state.slicer.due()) await breathe(state);
   }
   // Listings of folders gone (or ignored now) are not kept.
   if (state.index.folders.size > walked.size) for (const key of state.index.folders.keys()) if (!walked.has(key)) state.index.folders.delete(key);
@@ -299,7 +298,7 @@ export async function takeFolderSnapshot(folder: string, index: StatIndex, rules
   for (const item of state.pending) {
     await readPending(item, state);
     slicer.count('entries');
-    await breathe(state);
+    if (state.slicer.due()) await breathe(state);
   }
   if (state.unreadable.length === 0 && state.indexed < index.entries.size) index.keepOnly(state.files);
   return { folder, files: state.files, rules, unreadable: state.unreadable, overBudget: state.matching.exceeded };

@@ -1,6 +1,6 @@
 // The .gitignore files of a folder tree as git applies them (a file per folder, deeper files first, the last matching rule decides), read once per command.
-import type { MatchBudget } from './ignorePatterns';
-import { codePointsOf, OverBudget, PathPattern, SegmentPattern } from './ignorePatterns';
+import { PathPattern, SegmentPattern } from './ignorePatterns';
+import { codePointsOf, OverBudget, type MatchBudget } from './matchSteps';
 import { readSmallRegularFile } from './exactFiles';
 import type { WalkSlicer } from './walkSlices';
 
