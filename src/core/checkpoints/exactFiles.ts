@@ -36,9 +36,11 @@ function below(path: string | Buffer, roots: readonly string[]): Below {
   const bytes = Buffer.from(path);
   const shown = bytes.toString('utf8');
   const separators = nodePath.sep === '\\' ? [0x2f, 0x5c] : [0x2f];
+  // Where the file system folds case, so does the comparison with the folder (a drive letter, say).
+  const fold = process.platform === 'win32' || process.platform === 'darwin' ? (text: string): string => text.toLowerCase() : (text: string): string => text;
   const candidates = roots.filter((root) => {
     const prefix = Buffer.from(root.endsWith(nodePath.sep) ? root : `${root}${nodePath.sep}`);
-    return bytes.length > prefix.length && bytes.subarray(0, prefix.length).equals(prefix);
+    return bytes.length > prefix.length && (bytes.subarray(0, prefix.length).equals(prefix) || fold(bytes.subarray(0, prefix.length).toString('utf8')) === fold(prefix.toString('utf8')));
   });
   const root = candidates.sort((a, b) => b.length - a.length)[0];
   if (root === undefined) throw new ConfinementRefusal(`${shown} is outside the workspace folders; nothing was written`);

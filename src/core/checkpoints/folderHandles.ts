@@ -31,6 +31,11 @@ export function reachFoldersThroughDescriptors(enabled: boolean): boolean {
   return previous;
 }
 
+/** True when folders are reached through their descriptors (Linux with /proc), false where they are reached by checked paths. */
+export function reachesFoldersThroughDescriptors(): boolean {
+  return throughDescriptors;
+}
+
 /** Why a restore refuses a path, in words; nothing was read or written. */
 export class ConfinementRefusal extends Error {
   constructor(why: string) {

@@ -1,5 +1,8 @@
 // .gitignore patterns compiled for matching in time linear in the name: a segment split at its stars, a path at its `**`, the runs between found left to right (never backtracking), every step counted (matchSteps.ts).
-import { ANY, Block, CharClass, codePointsOf, type MatchBudget } from './matchSteps';
+import { ANY, Block, CharClass, type MatchBudget } from './matchSteps';
+
+/** The longest path a file system takes (Linux's PATH_MAX, in bytes): a pattern that needs more matches nothing. */
+const LONGEST_PATH = 4096;
 
 /**
  * One segment of a pattern (no slash), as git's wildmatch reads it: backslash escapes, `*` (any run, never a slash),
@@ -27,29 +30,44 @@ export class SegmentPattern {
     return text;
   }
 
+  /** A pattern no name can match (one that needs more characters than any path a file system takes). */
+  private static impossible(): SegmentPattern {
+    return new SegmentPattern(new Block([], []), [], undefined, Number.POSITIVE_INFINITY);
+  }
+
   static compile(segment: string): SegmentPattern {
     const classes: CharClass[] = [];
     const blocks: number[][] = [];
     let current: number[] = [];
+    let needed = 0;
     for (let at = 0; at < segment.length; at++) {
+      // Compiling stops where the pattern needs more than a path can hold: a hostile million-character rule costs 4 KB.
+      if (needed > LONGEST_PATH) return SegmentPattern.impossible();
       const char = segment.codePointAt(at) as number;
       if (char > 0xffff) at++;
       if (char === 0x5c && at + 1 < segment.length) {
         const next = segment.codePointAt(++at) as number;
         if (next > 0xffff) at++;
         current.push(next);
+        needed++;
       } else if (char === 0x2a) {
         if (current.length > 0 || blocks.length === 0) {
           blocks.push(current);
           current = [];
         }
-      } else if (char === 0x3f) current.push(ANY);
-      else if (char === 0x5b && segment.indexOf(']', at + 2) !== -1) {
+      } else if (char === 0x3f) {
+        current.push(ANY);
+        needed++;
+      } else if (char === 0x5b && segment.indexOf(']', at + 2) !== -1) {
         const end = segment.indexOf(']', at + 2);
-        classes.push(CharClass.parse(codePointsOf(segment.slice(at + 1, end))));
+        classes.push(CharClass.parse(segment.slice(at + 1, end)));
         current.push(-1 - classes.length);
+        needed++;
         at = end;
-      } else current.push(char);
+      } else {
+        current.push(char);
+        needed++;
+      }
     }
     blocks.push(current);
     const made = blocks.map((tokens) => new Block(tokens, classes));

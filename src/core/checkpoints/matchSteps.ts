@@ -58,6 +58,9 @@ export function codePointsOf(text: string): number[] {
   return points;
 }
 
+/** Classes with more items than this are built by counting rather than sorting. */
+const SORTED_CLASS_ITEMS = 4096;
+
 /** A `[...]` class as sorted, merged ranges of code points (binary-searched: one step whatever its length). */
 export class CharClass {
   constructor(
@@ -67,27 +70,62 @@ export class CharClass {
   ) {}
 
   /** `!` or `^` first negates; `a-z` is a range (a `-` first or last is itself), as git's wildmatch reads them. */
-  static parse(body: readonly number[]): CharClass {
-    const dash = 0x2d;
-    const negated = body[0] === 0x21 || body[0] === 0x5e;
-    const chars = negated ? body.slice(1) : body;
+  static parse(body: string): CharClass {
+    const negated = body.startsWith('!') || body.startsWith('^');
+    const items = codePointsOf(negated ? body.slice(1) : body);
+    if (items.length > SORTED_CLASS_ITEMS) return CharClass.counted(items, negated);
     const ranges: Array<[number, number]> = [];
-    for (let at = 0; at < chars.length; at++) {
-      const low = chars[at] as number;
-      if (chars[at + 1] === dash && at + 2 < chars.length) {
-        const high = chars[at + 2] as number;
-        if (high >= low) ranges.push([low, high]);
-        at += 2;
-      } else ranges.push([low, low]);
-    }
+    CharClass.eachRange(items, (low, high) => ranges.push([low, high]));
     ranges.sort((a, b) => a[0] - b[0]);
-    const merged: Array<[number, number]> = [];
-    for (const range of ranges) {
-      const last = merged.at(-1);
-      if (last && range[0] <= last[1] + 1) last[1] = Math.max(last[1], range[1]);
-      else merged.push([range[0], range[1]]);
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (const [low, high] of ranges) {
+      if (ends.length > 0 && low <= (ends.at(-1) as number) + 1) ends[ends.length - 1] = Math.max(ends.at(-1) as number, high);
+      else {
+        starts.push(low);
+        ends.push(high);
+      }
     }
-    return new CharClass(Int32Array.from(merged, (range) => range[0]), Int32Array.from(merged, (range) => range[1]), negated);
+    return new CharClass(Int32Array.from(starts), Int32Array.from(ends), negated);
+  }
+
+  /** Calls `take` with each range of the class's items (a single character is a range of one), in their order. */
+  private static eachRange(points: readonly number[], take: (low: number, high: number) => void): void {
+    for (let at = 0; at < points.length; at++) {
+      const low = points[at] as number;
+      if (points[at + 1] === 0x2d && at + 2 < points.length) {
+        const high = points[at + 2] as number;
+        if (high >= low) take(low, high);
+        at += 2;
+      } else take(low, low);
+    }
+  }
+
+  /**
+   * A class of many items (a hostile one can hold a million): where ranges start and end is counted over the code
+   * points, then read off in order, so building it is linear, never a sort of a million ranges.
+   */
+  private static counted(items: readonly number[], negated: boolean): CharClass {
+    let depth = new Int32Array(0x10002);
+    CharClass.eachRange(items, (low, high) => {
+      if (high + 1 >= depth.length) {
+        const larger = new Int32Array(0x110002);
+        larger.set(depth);
+        depth = larger;
+      }
+      depth[low] = (depth[low] ?? 0) + 1;
+      depth[high + 1] = (depth[high + 1] ?? 0) - 1;
+    });
+    const starts: number[] = [];
+    const ends: number[] = [];
+    let open = 0;
+    for (let code = 0; code < depth.length; code++) {
+      const was = open;
+      open += depth[code] ?? 0;
+      if (was === 0 && open > 0) starts.push(code);
+      else if (was > 0 && open === 0) ends.push(code - 1);
+    }
+    return new CharClass(Int32Array.from(starts), Int32Array.from(ends), negated);
   }
 
   has(code: number): boolean {
