@@ -7,7 +7,7 @@ import { runCases, type HostileCase } from './caseRunner';
 import { messageOf, runFamily } from './familyReport';
 import { SeededRandom } from './seededRandom';
 import { hostileIgnoreCases, longestStretch } from './hostileIgnoreCases';
-import { hostileRestoreCases } from './hostileRestoreCases';
+import { hostileRestoreCases, killed } from './hostileRestoreCases';
 import { byteTree, commandCycle, commonChecks, countingChildren, fakeGit, hexKey, MARKERS, MAX_BYTES, SECRET, snapshotsFor, storeBytes, treeDifferences, workspaceCase } from './workspaceKit';
 
 /** A command that changes `edits` and creates and deletes a file; after a restore the tree must be as before it, bytes exact. */
@@ -201,7 +201,7 @@ function oddEntries(): HostileCase {
 runFamily('hostile workspace', async () => {
   try {
     const cases = [...restoreCases(), savedDuringCommand(), changedAfterCommand(), poisonedEnvironment(), largeFileTenCommands(), storeCap(), oddEntries(), ...Array.from({ length: 8 }, (_, seed) => cancelMidSnapshot(seed)), ...hostileIgnoreCases(), ...hostileRestoreCases()];
-    return await runCases('hostile workspace', cases, () => `${MARKERS.length} markers a workspace program would write: none written; 0 child processes started by a snapshot or restore; longest stretch under a hostile .gitignore ${longestStretch.ms.toFixed(0)} ms (wall, shared machine)`);
+    return await runCases('hostile workspace', cases, () => `${MARKERS.length} markers a workspace program would write: none written; 0 child processes started by a snapshot or restore; longest stretch under a hostile .gitignore ${longestStretch.ms.toFixed(0)} ms (wall, shared machine); ${killed.refusedWhileSwapped} restored files refused while a process swapped their folder, none written outside; ${killed.leftTemps} of 2 killed snapshots left temp files, all removed`);
   } catch (error) {
     return { line: `hostile workspace: crashed (${messageOf(error)})`, failures: [messageOf(error)] };
   }
