@@ -15,10 +15,10 @@ export interface SliceWork {
  * The most of each kind of work a slice does before it pauses (a slice may pass one by a single item's work: one
  * entry's matching budget, one file read synchronously). Each is a few milliseconds at most on a slow machine.
  */
-export const SLICE_LIMITS: Readonly<SliceWork> = { entries: 256, matchSteps: 100_000, bytes: 2 * 1024 * 1024 };
+export const SLICE_LIMITS: Readonly<SliceWork> = { entries: 256, matchSteps: 50_000, bytes: 2 * 1024 * 1024 };
 
 /** A slice also ends after this long, whatever it counted (a slow disk makes each entry cost more). */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 
 /** How the walk lets the event loop run; told the work of the slice that ends (tests observe it). */
 export type Pause = (work: Readonly<SliceWork>) => Promise<void>;
