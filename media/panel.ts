@@ -11,6 +11,7 @@ import { renderBudget } from './panelBudget';
 import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins, renderSubtasks } from './panelHistory';
 import { renderDrops } from './panelDrops';
+import { FocusKeeper } from './panelFocus';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import { text } from './panelText';
@@ -59,7 +60,11 @@ function restoreDraft(raw: unknown): ReviewDraft | undefined {
 }
 
 const ui = restoreUiState(api.getState());
-const post = (message: WebviewMessage): void => api.postMessage(message);
+const focus = new FocusKeeper(ui.panel);
+const post = (message: WebviewMessage): void => {
+  focus.noteSent(message);
+  api.postMessage(message);
+};
 const save = (): void => api.setState(ui);
 
 const statusRegion = h('div', { class: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
@@ -117,8 +122,9 @@ function renderActions(state: PanelState): HTMLElement {
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !disabled) compact();
   });
+  // Focusable from script only: focus waits here while the button that started the work is disabled.
   const busy = state.busy
-    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${fill(text.busyStarted, BUSY_LABELS[state.busy.what], formatAgo(state.busy.since, new Date(), navigator.language))}`)
+    ? h('p', { class: 'busy', key: 'busy', attrs: { role: 'status', tabindex: '-1' } }, icon('loading codicon-modifier-spin'), ` ${fill(text.busyStarted, BUSY_LABELS[state.busy.what], formatAgo(state.busy.since, new Date(), navigator.language))}`)
     : null;
   return h(
     'section',
@@ -164,6 +170,7 @@ function onHostMessage(message: HostMessage): void {
       if (ui.draft && ui.draft.proposalId !== message.state.proposal?.id) ui.draft = undefined;
       save();
       render(message.state);
+      focus.afterRender(message.state);
       const sessionId = message.state.session?.id;
       if (sessionId !== shownSessionId) {
         // Another session is shown now: nothing said about the previous one stays on screen.
@@ -182,6 +189,7 @@ function onHostMessage(message: HostMessage): void {
       if (message.requestId === tokenRequestId) review.showTokenCount(message.tokens);
       return;
     case 'notice':
+      if (message.notice.level === 'error') focus.forget();
       showNotice(message.notice);
       return;
   }
@@ -193,6 +201,7 @@ function mount(): void {
     h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
     statusRegion,
     alertRegion,
+    focus.announcer,
     budgetHost,
     actionsHost,
     review.element,

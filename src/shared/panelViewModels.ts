@@ -44,6 +44,8 @@ export interface BudgetView {
   autoCompactionPaused?: boolean;
   /** `when` is an ISO timestamp. */
   lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };
+  /** At or above the status bar's warning or error threshold (`threshold`, a percent): shown in words and icon, not only in colour. */
+  alert?: { level: 'warning' | 'error'; threshold: number };
 }
 
 export type EntryKind = 'user' | 'assistant' | 'toolResult' | 'summary' | 'other';

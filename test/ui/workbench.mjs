@@ -1,5 +1,8 @@
 // Small actions on the code-server workbench shared by the UI checks (command palette, chat input).
 import { SELECTORS, TEXT } from './selectors.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJsonFile } from './steady.mjs';
 
 /** Runs a command by its palette title (F1, type, pick the exact row). */
 export async function runCommand(page, title) {
@@ -55,4 +58,11 @@ export async function openSetting(page, id, title) {
   const item = page.locator(SELECTORS.settingItem, { hasText: title }).first();
   await item.waitFor({ timeout: 15_000 });
   return item;
+}
+
+/** Changes user settings in the profile's settings.json (read again first: the workbench may have written it); the workbench picks them up live. */
+export async function updateUserSettings(dirs, changes) {
+  const file = path.join(dirs.userData, 'User/settings.json');
+  const settings = await readJsonFile(file);
+  fs.writeFileSync(file, JSON.stringify({ ...settings, ...changes }, null, 2));
 }
