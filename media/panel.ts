@@ -8,7 +8,7 @@ import type { HostMessage, WebviewMessage } from '../src/shared/panelProtocol';
 import { emptyPanelState } from '../src/shared/panelViewModels';
 import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
 import { renderBudget } from './panelBudget';
-import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
+import { badge, button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins, renderSubtasks } from './panelHistory';
 import { renderDrops } from './panelDrops';
 import { FocusKeeper } from './panelFocus';
@@ -161,6 +161,9 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');
   if (title) title.textContent = state.session ? state.session.title : text.noSession;
+  // Another window's session, shown here: said in words beside its title, not left to a notification that goes.
+  const readOnly = document.getElementById('session-read-only');
+  if (readOnly) readOnly.hidden = state.session?.readOnly !== true;
 }
 
 function onHostMessage(message: HostMessage): void {
@@ -195,10 +198,17 @@ function onHostMessage(message: HostMessage): void {
   }
 }
 
+function readOnlyBadge(): HTMLElement {
+  const element = badge(text.badgeReadOnly, 'warning', text.badgeReadOnlyTitle);
+  element.id = 'session-read-only';
+  element.hidden = true;
+  return element;
+}
+
 function mount(): void {
   const app = document.getElementById('app') ?? document.body;
   app.replaceChildren(
-    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
+    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), readOnlyBadge(), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
     statusRegion,
     alertRegion,
     focus.announcer,

@@ -35,6 +35,8 @@ export class FocusKeeper {
   /** A polite live region, visually hidden: "review ready", "new proposal", "applied", "cancelled". */
   readonly announcer = h('div', { class: 'visually-hidden', attrs: { id: 'announcer', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private intent: ReviewIntent | undefined;
+  /** The review closed and the panel waits for what it led to (Apply's compaction) before moving focus. */
+  private outcome: 'apply' | 'closed' | 'closedElsewhere' | undefined;
   private proposalId: string | undefined;
   private sessionId: string | undefined;
   private compactions: Set<string> | undefined;
@@ -62,43 +64,54 @@ export class FocusKeeper {
   /** An action failed: its result will not come, so nothing moves focus for it. */
   forget(): void {
     this.intent = undefined;
+    this.outcome = undefined;
   }
 
   /** After each render of a state from the host. */
   afterRender(state: PanelState): void {
     const before = this.proposalId;
     const now = state.proposal?.id;
-    const ids = new Set(state.history.compactions.map((item) => item.id));
     const added = this.compactions ? state.history.compactions.filter((item) => !this.compactions?.has(item.id)) : [];
     const sessionChanged = this.sessionId !== undefined && state.session?.id !== this.sessionId;
-    const intent = this.intent;
     this.proposalId = now;
-    this.compactions = ids;
+    this.compactions = new Set(state.history.compactions.map((item) => item.id));
     this.sessionId = state.session?.id;
     if (state.proposal && now !== before) {
+      const acted = this.intent !== undefined;
       this.intent = undefined;
+      this.outcome = undefined;
       const figures = [formatTokens(state.proposal.tokensBefore), formatTokens(state.proposal.estimatedTokensAfter)] as const;
       this.announce(fill(before ? text.announceNewProposal : state.proposal.handoff ? text.announceHandoffReady : text.announceReviewReady, ...figures));
-      this.move(() => document.getElementById('summary-input'), intent !== undefined);
+      this.move(() => document.getElementById('summary-input'), acted);
       return;
     }
     if (!now && before) {
+      // Apply's result (the compaction, or a hand-off's new session) may come a state or two after the review closed.
+      this.outcome = this.intent === 'apply' ? 'apply' : this.intent ? 'closed' : 'closedElsewhere';
       this.intent = undefined;
-      const applied = added.at(-1);
-      if (applied) {
-        this.announce(fill(text.announceApplied, formatTokens(applied.tokensBefore), formatTokens(applied.tokensAfter)));
-        this.move(() => keyed(`compaction:${applied.id}`), intent !== undefined);
-      } else if (intent === 'apply' && sessionChanged) {
-        this.announce(text.announceSessionStarted);
-        this.move(() => document.getElementById('budget-heading'), true);
-      } else {
-        this.announce(text.announceReviewClosed);
-        this.move(() => keyed('compact'), intent !== undefined);
-      }
-      return;
+    }
+    if (this.outcome === 'apply') this.afterApply(state, added.at(-1), sessionChanged);
+    else if (this.outcome && !state.busy) {
+      // Cancel here: back to Compact now. Closed from elsewhere (the chat's request stopped): only when focus was lost.
+      const acted = this.outcome === 'closed';
+      this.outcome = undefined;
+      this.announce(text.announceReviewClosed);
+      this.move(() => keyed('compact'), acted);
     }
     // While the host works (summarizing, applying) the pressed button is disabled: focus waits on the busy line.
-    if (intent && state.busy && focusLost()) keyed('busy')?.focus();
+    if ((this.intent || this.outcome) && state.busy && focusLost()) keyed('busy')?.focus();
+  }
+
+  private afterApply(state: PanelState, applied: PanelState['history']['compactions'][number] | undefined, sessionChanged: boolean): void {
+    if (applied) {
+      this.outcome = undefined;
+      this.announce(fill(text.announceApplied, formatTokens(applied.tokensBefore), formatTokens(applied.tokensAfter)));
+      this.move(() => keyed(`compaction:${applied.id}`), true);
+    } else if (sessionChanged) {
+      this.outcome = undefined;
+      this.announce(text.announceSessionStarted);
+      this.move(() => document.getElementById('budget-heading'), true);
+    } else if (!state.busy && state.notice?.level === 'error') this.outcome = undefined;
   }
 
   /** Says `words` in the live region (cleared first, so the same words are said again). */

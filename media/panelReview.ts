@@ -49,8 +49,11 @@ function entryList(entries: EntryView[]): HTMLElement {
   );
 }
 
-function entries(count: number): string {
-  return count === 1 ? text.oneEntry : fill(text.manyEntries, count);
+/** E.g. "3 turns (14 messages)": turns as the history and the restore picker count them, with the messages they hold. */
+function span(list: EntryView[], turns: number | undefined): string {
+  const count = turns ?? list.filter((entry) => entry.kind === 'user').length;
+  const turnWords = count === 0 ? text.reviewPartOfTurn : count === 1 ? text.oneTurn : fill(text.manyTurns, count);
+  return fill(text.reviewSpan, turnWords, list.length === 1 ? text.oneMessage : fill(text.manyMessages, list.length));
 }
 
 function sumTokens(entries: EntryView[]): number {
@@ -145,11 +148,11 @@ export class ReviewView {
       button(text.regenerate, () => this.askRegenerate(), { icon: 'refresh', secondary: true, key: 'regenerate' }),
       button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: proposal.handoff ? text.cancelHandoffTitle : text.cancelTitle }),
     ];
-    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, entries(proposal.summarized.length), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
+    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, span(proposal.summarized, proposal.summarizedTurns), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
     this.element.replaceChildren();
     append(this.element, [
       h('h2', { attrs: { id: 'review-heading' } }, proposal.handoff ? text.reviewHandoffHeading : text.reviewHeading, proposal.handoff ? badge(text.badgeNewSession, 'info') : proposal.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'), proposal.needsReview ? badge(text.badgeNeedsReview, 'warning') : null),
-      h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), entries(proposal.summarized.length), proposal.kept.length)),
+      h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), span(proposal.summarized, proposal.summarizedTurns), span(proposal.kept, proposal.keptTurns))),
       proposal.instructions ? h('p', { class: 'row-meta' }, fill(text.reviewInstructions, proposal.instructions)) : null,
       this.problems(proposal),
       h('label', { class: 'field-label', attrs: { for: 'summary-input' } }, text.summaryEditable),
@@ -159,7 +162,7 @@ export class ReviewView {
       fold(text.preview, true, this.preview),
       fold(text.whatIsDropped, false, dropped),
       proposal.previousSummary !== undefined ? fold(text.changesFromPrevious, false, this.diffBox) : null,
-      fold(fill(text.keptVerbatim, entries(proposal.kept.length), formatTokens(sumTokens(proposal.kept))), false, entryList(proposal.kept)),
+      fold(fill(text.keptVerbatim, span(proposal.kept, proposal.keptTurns), formatTokens(sumTokens(proposal.kept))), false, entryList(proposal.kept)),
       h('label', { class: 'field-label', attrs: { for: 'regenerate-instructions' } }, text.regenerateInstructions),
       instructions,
       this.buttonRow,

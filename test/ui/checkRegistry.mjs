@@ -26,6 +26,7 @@ import { budgetStateWithoutColor } from './checks/budgetStateWithoutColor.mjs';
 import { panelAxe } from './checks/panelAxe.mjs';
 import { focusFollowsReview } from './checks/focusFollowsReview.mjs';
 import { regenerateAsks } from './checks/regenerateAsks.mjs';
+import { secondWindow } from './checks/secondWindow.mjs';
 import { THEMES } from './selectors.mjs';
 
 /**
@@ -59,6 +60,8 @@ export const CHECKS = [
   panelAxe,
   focusFollowsReview,
   regenerateAsks,
+  // Opens a second page on the folder and reloads both: last, and in one theme.
+  secondWindow,
 ];
 
 /** Run in a workbench of their own, set up as `npm start` sets up the demo: default settings and the demo endpoint. */

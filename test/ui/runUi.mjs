@@ -13,7 +13,7 @@ import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoin
 import { CHECKS as ALL_CHECKS, DEMO_CHECKS as ALL_DEMO_CHECKS } from './checkRegistry.mjs';
 import { workbenchLoads } from './checks/workbenchLoads.mjs';
 import { MAIN_THEMES, SELECTORS, TEXT, THEMES } from './selectors.mjs';
-import { chatInput } from './workbench.mjs';
+import { pickDemoModel } from './workbench.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
 
@@ -102,15 +102,6 @@ async function recover({ page, dirs, endpoint }) {
   await page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 });
   await page.locator(SELECTORS.budgetStatusItem).first().waitFor({ timeout: 30_000 }).catch(() => undefined);
   await pickDemoModel(page);
-}
-
-/** After a failed setup the chat may still have the "(set up an endpoint)" entry picked: pick the endpoint's model. */
-async function pickDemoModel(page) {
-  await chatInput(page);
-  const inputPart = page.locator(SELECTORS.chatInputPart).first();
-  if (await inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
-  await inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first().click();
-  await page.locator('.monaco-list-row, .action-widget .action-item', { hasText: TEXT.demoModel }).first().click({ timeout: 20_000 });
 }
 
 /**

@@ -5,7 +5,7 @@ import { SCREENSHOT_DIR } from '../../harness/browser.mjs';
 import { freshSession } from '../chat.mjs';
 import { lasting, retrying } from '../steady.mjs';
 import { budgetStatusItem, panelFrame } from '../webview.mjs';
-import { updateUserSettings } from '../workbench.mjs';
+import { updateWorkspaceSettings } from '../workbench.mjs';
 import { SELECTORS } from '../selectors.mjs';
 
 const LEVELS = [
@@ -44,7 +44,7 @@ export const budgetStateWithoutColor = {
     const looks = [];
     try {
       for (const expected of LEVELS) {
-        await updateUserSettings(dirs, { 'compactionAgent.statusBar.warningPercent': expected.warningPercent, 'compactionAgent.statusBar.errorPercent': expected.errorPercent });
+        await updateWorkspaceSettings(dirs, { 'compactionAgent.statusBar.warningPercent': expected.warningPercent, 'compactionAgent.statusBar.errorPercent': expected.errorPercent });
         const look = await lasting(`the budget item at the ${expected.level} level`, () => itemLook(page), (seen) => seen.icon === expected.icon && expected.words.test(seen.label), { timeoutMs: 30_000 });
         looks.push(look);
         const badge = await lasting(
@@ -60,7 +60,7 @@ export const budgetStateWithoutColor = {
         await page.locator('.part.statusbar').first().screenshot({ path: path.join(SCREENSHOT_DIR, `ui-${theme}-a11y-statusbar-${expected.level}.png`) }).catch(() => undefined);
       }
     } finally {
-      await updateUserSettings(dirs, { 'compactionAgent.statusBar.warningPercent': 70, 'compactionAgent.statusBar.errorPercent': 90 });
+      await updateWorkspaceSettings(dirs, { 'compactionAgent.statusBar.warningPercent': undefined, 'compactionAgent.statusBar.errorPercent': undefined });
     }
     if (new Set(looks.map((look) => look.icon)).size !== LEVELS.length) throw new Error(`the three levels share an icon: ${JSON.stringify(looks)}`);
 

@@ -1,7 +1,7 @@
 // UI check (issue 41): by keyboard alone, focus follows each review action (Compact now → the summary, Regenerate →
 // the new summary, Cancel → Compact now, Apply → the compaction it made) and a live region says what happened.
 import { freshSession } from '../chat.mjs';
-import { announced, focusSettlesOn, focusedInPanel, pressOn } from '../panelFocus.mjs';
+import { announced, focusSettlesOn, pressOn } from '../panelFocus.mjs';
 import { panelFrame } from '../webview.mjs';
 import { SELECTORS } from '../selectors.mjs';
 
@@ -17,9 +17,8 @@ export const focusFollowsReview = {
     await focusSettlesOn(page, 'the summary after Compact now', inSummary);
     await announced(page, /^Compaction review ready: [\d.]+k? → about [\d.]+k? tokens/);
 
+    // The new proposal rebuilds the review (a new text box): focus left alone would fall to the page body.
     await pressOn(page, 'regenerate');
-    const away = await focusedInPanel(page);
-    if (inSummary(away)) throw new Error('Regenerate left focus in the summary before the new proposal came');
     await focusSettlesOn(page, 'the new summary after Regenerate', inSummary);
     await announced(page, /^New proposal: /);
     await shot('a11y-focus-regenerated');
