@@ -109,16 +109,18 @@ export class SessionStore implements vscode.Disposable {
     const record = this.index.get(id);
     if (!record) return undefined;
     let opening = this.open.get(id);
+    let again = false;
     if (opening) {
       const opened = await opening.catch(() => undefined);
       if (opened?.log.readOnly && this.open.get(id) === opening) {
         this.open.delete(id);
         await opened.log.close().catch(() => undefined);
+        again = true;
       }
       opening = this.open.get(id);
     }
     if (!opening) {
-      opening = this.openLog(record);
+      opening = this.openLog(record, again);
       this.open.set(id, opening);
       opening.catch(() => this.open.delete(id));
     }
@@ -159,10 +161,13 @@ export class SessionStore implements vscode.Disposable {
     }
   }
 
-  /** Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then read-only. */
-  private async openLog(record: SessionRecord): Promise<OpenedSession> {
+  /**
+   * Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then
+   * read-only. `again`: a read-only session read afresh, whose holder the person was told of already (no wait, no message).
+   */
+  private async openLog(record: SessionRecord, again = false): Promise<OpenedSession> {
     const file = this.filePath(record);
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = again ? 0 : Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
         const { log, warnings } = await SessionLog.open(file);
@@ -174,9 +179,11 @@ export class SessionStore implements vscode.Disposable {
           await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
           continue;
         }
-        void vscode.window.showWarningMessage(
-          vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
-        );
+        if (!again) {
+          void vscode.window.showWarningMessage(
+            vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
+          );
+        }
         const { log, warnings } = await SessionLog.open(file, { readOnly: true });
         this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
         return { log, record };
