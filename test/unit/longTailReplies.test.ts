@@ -142,7 +142,9 @@ describe('a refusal of the reply\'s size', () => {
     ['groq', GROQ_REFUSAL.error.message, 8192],
     // huggingface/text-generation-inference router/src/validation.rs ValidationError::MaxNewTokens.
     ['tgi', 'Input validation error: `max_new_tokens` must be <= 4096. Given: 10000', 4096],
+    // OpenAI's refusal of a max_tokens above the model's output limit (the same text test/unit/llmOverflow.test.ts keeps a bad request).
     ['openai', 'max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.', 16384],
+    // DeepSeek's API, deepseek-ai/DeepSeek-V3 issue 69: {"error": {"message": "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]", ...}}.
     ['deepseek', 'Invalid max_tokens value, the valid range of max_tokens is [1, 8192]', 8192],
     // An overflow of the prompt is not one, nor a limit that is not the reply's.
     ['vllm-overflow', "'max_tokens' or 'max_completion_tokens' is too large: 10000. This model's maximum context length is 8192 tokens and your request has 500 input tokens (10000 > 8192 - 500).", undefined],
