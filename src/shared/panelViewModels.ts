@@ -44,6 +44,8 @@ export interface BudgetView {
   autoCompactionPaused?: boolean;
   /** `when` is an ISO timestamp. */
   lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };
+  /** At or above the status bar's warning or error threshold (`threshold`, a percent): shown in words and icon, not only in colour. */
+  alert?: { level: 'warning' | 'error'; threshold: number };
 }
 
 export type EntryKind = 'user' | 'assistant' | 'toolResult' | 'summary' | 'other';
@@ -70,6 +72,9 @@ export interface CompactionProposalView {
   estimatedTokensAfter: number;
   summarized: EntryView[];
   kept: EntryView[];
+  /** The person's turns (requests) among the summarized and the kept messages; 0 when only part of a turn. */
+  summarizedTurns?: number;
+  keptTurns?: number;
   /** Why the summary may be wrong (e.g. missing sections, too long); listed when needsReview. */
   problems: string[];
   needsReview: boolean;
@@ -210,7 +215,8 @@ export interface DropPreviewView {
 }
 
 export interface PanelState {
-  session?: { id: string; title: string };
+  /** `readOnly`: another window holds the session (this window shows it, that one writes it). */
+  session?: { id: string; title: string; readOnly?: boolean };
   budget?: BudgetView;
   proposal?: CompactionProposalView;
   /** The context's turns, for dropping by hand (absent without a session). */

@@ -70,7 +70,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
     return {
-      session: { id: session.id, title: session.title },
+      session: { id: session.id, title: session.title, ...(session.log.readOnly ? { readOnly: true } : {}) },
       ...(budget ? { budget } : {}),
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
