@@ -78,7 +78,7 @@ describe('bounded lists', () => {
     const earlier = /… and ([\d,]+) more earlier turns \(1–(\d+);/.exec(listing);
     expect(earlier).not.toBeNull();
     const shown = listing.split('\n').filter((line) => /^\d+\. request number/.test(line)).length;
-    expect(Number(earlier?.[1].replace(/,/g, '')) + shown).toBe(8_000);
+    expect(Number((earlier?.[1] ?? '').replace(/,/g, '')) + shown).toBe(8_000);
     expect(Number(earlier?.[2]) + shown).toBe(8_000);
     // The last turn's 500 steps: the newest STEP_LIMIT, and the count of the rest.
     expect(listing).toContain(`… and ${500 - STEP_LIMIT} more earlier tool steps (from 8000.1), 8000.${500 - STEP_LIMIT + 1} read_file`);
