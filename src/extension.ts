@@ -152,8 +152,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       },
     }),
   );
-  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent;
-  // after a window reload it shows the workspace's latest session (the one the restored chat continues).
+  // The budget item is there from activation (the first @agent request, a command, the panel, or the chat's model
+  // picker listing the endpoint's models; never at startup by itself): before any session it says so and opens a
+  // chat addressed to @agent; after a window reload it shows the workspace's latest session.
   updateStatusBar();
   void sessions.showLatest().catch((error: unknown) => logger.warn(`Could not show the latest session: ${String(error)}`));
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.

@@ -127,8 +127,16 @@ export interface SubtaskView {
   tokens: number;
 }
 
+/** How many older items each history list leaves out (the palette commands reach them). */
+export interface HistoryOmitted {
+  compactions: number;
+  checkpoints: number;
+  subtasks: number;
+  pins: number;
+}
+
 export interface HistoryView {
-  /** Compactions on the current branch, oldest first. */
+  /** The newest compactions on the current branch, oldest first. */
   compactions: CompactionHistoryItem[];
   /** Checkpoints on the current branch, newest first (absent in states saved by older versions). */
   checkpoints?: CheckpointView[];
@@ -137,6 +145,8 @@ export interface HistoryView {
   pins: PinView[];
   /** Recent messages that can be pinned (not pinned yet). */
   pinnable: PinView[];
+  /** Set when a list above holds only the newest of its items: how many older ones each leaves out. */
+  omitted?: HistoryOmitted;
 }
 
 /** Tokens, summaries and cost added up over some model calls (a turn, or the whole branch). */
@@ -199,7 +209,10 @@ export interface ContextTurnView {
   request: string;
   messages: number;
   dropped: boolean;
+  /** The turn's newest tool steps. */
   steps: ContextStepView[];
+  /** How many earlier tool steps of the turn `steps` leaves out (absent when none). */
+  stepsOmitted?: number;
 }
 
 /** A drop (or its undo) measured and waiting for the person's confirmation. */
@@ -219,8 +232,10 @@ export interface PanelState {
   session?: { id: string; title: string; readOnly?: boolean };
   budget?: BudgetView;
   proposal?: CompactionProposalView;
-  /** The context's turns, for dropping by hand (absent without a session). */
+  /** The context's newest turns, for dropping by hand (absent without a session). */
   turns?: ContextTurnView[];
+  /** How many earlier turns `turns` leaves out (absent when none; /drop reaches them by number). */
+  turnsOmitted?: number;
   /** Whether a drop on this branch can be undone. */
   canUndoDrop?: boolean;
   dropPreview?: DropPreviewView;

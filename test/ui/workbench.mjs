@@ -14,6 +14,24 @@ export async function runCommand(page, title) {
   await row.click();
 }
 
+/**
+ * Runs one of our commands, trying again for up to 40 s: nothing starts the extension with the window, and the palette
+ * lists an extension's commands once the workbench has read its manifest. Running it starts the extension.
+ */
+export async function runCommandOnceListed(page, title) {
+  const deadline = Date.now() + 40_000;
+  for (;;) {
+    try {
+      await runCommand(page, title);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+  }
+}
+
 /** The chat input editor, opening the Chat view first when it is not showing. */
 export async function chatInput(page) {
   const input = page.locator(SELECTORS.chatInput).first();
