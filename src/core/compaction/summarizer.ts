@@ -6,6 +6,7 @@ import { droppedEntryIds, prunedToolResultIds, TURN_PREFIX_HEADING } from '../co
 import { droppedParts } from '../context/contextDrops';
 import type { ModelStream } from '../llm/modelStream';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
+import type { BoundedList } from '../session/boundedList';
 import type { TokenCounter } from '../tokens/tokenCounter';
 import type { Cut } from './cutPlan';
 import {
@@ -98,20 +99,22 @@ interface FixedParts {
   dropped: string[];
 }
 
-function fixedParts(previous: string | null, request: string | null, dropped: readonly string[], room: number, maxTokens: number, count: (text: string) => number): FixedParts {
+function fixedParts(previous: string | null, request: string | null, dropped: BoundedList<string>, room: number, maxTokens: number, count: (text: string) => number): FixedParts {
   const listed: string[] = [];
   let used = 0;
+  let notListed = dropped.omitted;
   // Newest first: the latest drops say most about the approach the summary must not redo.
   for (let index = dropped.length - 1; index >= 0; index--) {
     const line = dropped[index] ?? '';
     const tokens = count(line) + 2;
     if (used + tokens > room * DROPPED_SHARE) {
-      listed.unshift(`(${index + 1} earlier dropped part${index === 0 ? '' : 's'} not listed)`);
+      notListed += index + 1;
       break;
     }
     listed.unshift(line);
     used += tokens;
   }
+  if (notListed > 0) listed.unshift(`(${notListed} earlier dropped part${notListed === 1 ? '' : 's'} not listed)`);
   return {
     previous: previous === null ? null : fitTokens(previous, Math.max(maxTokens, Math.floor(room * PREVIOUS_SHARE)), count),
     request: request === null ? null : fitTokens(request, Math.floor(room * REQUEST_SHARE), count),

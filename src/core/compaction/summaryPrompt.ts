@@ -1,5 +1,6 @@
 // Compaction, stage 2a: what the summarizer is sent (transcript, prompts, the code-written appendix) and how a summary is checked.
 import type { ChatMessage } from '../context/chatMessage';
+import { omittedFrom, type BoundedList } from '../session/boundedList';
 import type { FileLedger, MessageEntry } from '../session/entries';
 
 // ─── The file ledger: taken from tool-call arguments, never from the model's summary ───
@@ -229,8 +230,8 @@ export interface AppendixInput {
   earlierRequests?: readonly string[];
   /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
-  /** Parts the person dropped from the context on purpose, one line each (named, never repeated). */
-  dropped?: readonly string[];
+  /** Parts the person dropped from the context on purpose, one line each (named, never repeated); a bounded list counts the earlier ones it left out. */
+  dropped?: readonly string[] | BoundedList<string>;
   /** Most characters the whole appendix may take; every list line and separator counts. Unbounded when absent. */
   maxChars?: number;
 }
@@ -250,8 +251,11 @@ function cut(text: string, limit: number): string {
   return `${text.slice(0, keep)}… [${text.length - keep} more characters]`;
 }
 
-/** Lines that fit `budget` characters (each with its newline), in order; what did not fit is counted on a last line. */
-function cappedLines(items: readonly string[], budget: number, format: (item: string, index: number) => string, newestFirst: boolean, what: string): string {
+/**
+ * Lines that fit `budget` characters (each with its newline), in order; what did not fit, and the `omitted` items a
+ * bounded list already left out, is counted on a last line.
+ */
+function cappedLines(items: readonly string[], budget: number, format: (item: string, index: number) => string, newestFirst: boolean, what: string, omitted = 0): string {
   const chosen: string[] = [];
   let size = 0;
   const order = newestFirst ? [...items.keys()].reverse() : [...items.keys()];
@@ -266,6 +270,7 @@ function cappedLines(items: readonly string[], budget: number, format: (item: st
     size += line.length + 1;
   }
   if (newestFirst) chosen.reverse();
+  left += omitted;
   if (left > 0) {
     const note = `- (${left} ${newestFirst ? 'earlier ' : ''}${what}${left === 1 ? '' : 's'} not listed)`;
     if (newestFirst) chosen.unshift(note);
@@ -302,7 +307,8 @@ export function summaryAppendix(input: AppendixInput): string {
   if (input.pinned.length > 0) sections.push(`## Pinned messages\n${cappedLines(input.pinned, share('pinned'), bullet, false, 'pinned message')}`);
   if (dropped.length > 0) {
     const budget = Math.max(200, Math.floor(max * DROPPED_SHARE));
-    sections.push(`${DROPPED_HEADING}\nLeft out of the context by the user, not by mistake; not to be redone or relied on:\n${cappedLines(dropped, budget, bullet, true, 'dropped part')}`);
+    const earlier = omittedFrom(dropped);
+    sections.push(`${DROPPED_HEADING}\nLeft out of the context by the user, not by mistake; not to be redone or relied on:\n${cappedLines(dropped, budget, bullet, true, 'dropped part', earlier)}`);
   }
   return sections.join('\n\n');
 }

@@ -69,13 +69,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
     const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
+    const turns = toTurnViews(contextTurns(path));
     return {
-      session: { id: session.id, title: session.title },
+      session: { id: session.id, title: session.title, ...(session.log.readOnly ? { readOnly: true } : {}) },
       ...(budget ? { budget } : {}),
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
-      turns: toTurnViews(contextTurns(path)),
+      turns: [...turns],
+      ...(turns.omitted > 0 ? { turnsOmitted: turns.omitted } : {}),
       canUndoDrop: latestDrop(path) !== undefined,
       ...(this.drop && this.drop.session === session && this.drop.preview.leafId === session.log.leafId ? { dropPreview: toDropPreviewView(this.drop.id, this.drop.preview) } : {}),
       usage: this.usageWithPremium(toUsageView(path)),
