@@ -134,9 +134,9 @@ const FAMILIES = [
   {
     name: 'hostile workspace',
     script: 'hostileWorkspace',
-    children: [],
-    needs: ['src/core/checkpoints/commandSnapshots.ts', 'src/core/checkpoints/folderSnapshot.ts'],
-    limitSeconds: 180,
+    children: ['workspaceKillChild'],
+    needs: ['src/core/checkpoints/commandSnapshots.ts', 'src/core/checkpoints/folderSnapshot.ts', 'src/core/checkpoints/folderHandles.ts'],
+    limitSeconds: 300,
   },
   {
     name: 'hostile replies',
