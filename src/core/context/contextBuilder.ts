@@ -155,41 +155,51 @@ function requestCutInto(path: readonly SessionEntry[], at: number, firstKeptEntr
  * Summarized entries no summary covers that are in the context again: a compaction summarized them while they
  * were dropped (its summary names them as dropped, without their content), and a drop undo after it brought them
  * back. They are sent verbatim after the summary until a later compaction summarizes them (its cut plan gives them
- * to the summarizer) or they are dropped again. One walk of the path; empty when no undo follows a compaction.
+ * to the summarizer) or they are dropped again. One walk of the path, each drop costing its own ids: empty when no
+ * undo follows a compaction.
  */
 export function restoredEntryIds(path: readonly SessionEntry[]): Set<string> {
   const dropped = new Set<string>();
+  /** Summarized while dropped: no summary covers them. */
   const leftOut = new Set<string>();
+  /** Of leftOut, those not dropped now (an undo brought them back): the next compaction's summarizer gets them. */
+  const back = new Set<string>();
   let covered = 0;
+  // Where each id a compaction keeps from was last seen: the cut without searching back (a compaction that keeps
+  // from the same entry as the one before it would search the same stretch again).
+  const named = new Set<string>();
+  for (const entry of path) if (entry.type === 'compaction' && entry.firstKeptEntryId !== null) named.add(entry.firstKeptEntryId);
+  const lastSeen = new Map<string, number>();
   for (let index = 0; index < path.length; index++) {
     const entry = path[index] as SessionEntry;
+    if (entry.type !== 'compaction' && named.has(entry.id)) lastSeen.set(entry.id, index);
     if (entry.type === 'drop') {
       for (const id of entry.entryIds) {
-        if (entry.dropped) dropped.add(id);
-        else dropped.delete(id);
+        if (entry.dropped) {
+          dropped.add(id);
+          back.delete(id);
+        } else {
+          dropped.delete(id);
+          if (leftOut.has(id)) back.add(id);
+        }
       }
       continue;
     }
     if (entry.type !== 'compaction') continue;
-    // What this compaction's summarizer was given: whatever earlier summaries left out and is back now.
-    for (const id of leftOut) if (!dropped.has(id)) leftOut.delete(id);
-    let cut = index;
-    if (entry.firstKeptEntryId !== null) {
-      for (let at = index - 1; at >= covered; at--) {
-        if (path[at]?.id === entry.firstKeptEntryId) {
-          cut = at;
-          break;
-        }
-      }
-    }
+    // What this compaction's summarizer was given: whatever earlier summaries left out and is back now (kept in
+    // `back` as drops and undos come, so a compaction costs what came back, not every id ever left out).
+    for (const id of back) leftOut.delete(id);
+    back.clear();
+    const kept = entry.firstKeptEntryId === null ? undefined : lastSeen.get(entry.firstKeptEntryId);
+    const cut = kept !== undefined && kept >= covered ? kept : index;
+    if (named.has(entry.id)) lastSeen.set(entry.id, index);
     for (let at = covered; at < cut; at++) {
       const id = (path[at] as SessionEntry).id;
       if (dropped.has(id)) leftOut.add(id);
     }
     covered = Math.max(covered, cut);
   }
-  for (const id of dropped) leftOut.delete(id);
-  return leftOut;
+  return back;
 }
 
 /**

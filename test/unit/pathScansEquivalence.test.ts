@@ -1,0 +1,118 @@
+// What the context, the status item and the panel read of a path, computed per appended entry, equals the whole-path walks they replace.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { restoredEntryIds } from '../../src/core/context/contextBuilder';
+import type { SessionEntry } from '../../src/core/session/entries';
+import { isMessageEntry } from '../../src/core/session/entries';
+import { PathBuilder } from '../support/sessionPathBuilder';
+
+/** restoredEntryIds as it was: every compaction re-read every id ever left out (quadratic in the drops). */
+function referenceRestored(path: readonly SessionEntry[]): Set<string> {
+  const dropped = new Set<string>();
+  const leftOut = new Set<string>();
+  let covered = 0;
+  for (let index = 0; index < path.length; index++) {
+    const entry = path[index] as SessionEntry;
+    if (entry.type === 'drop') {
+      for (const id of entry.entryIds) {
+        if (entry.dropped) dropped.add(id);
+        else dropped.delete(id);
+      }
+      continue;
+    }
+    if (entry.type !== 'compaction') continue;
+    for (const id of leftOut) if (!dropped.has(id)) leftOut.delete(id);
+    let cut = index;
+    if (entry.firstKeptEntryId !== null) {
+      for (let at = index - 1; at >= covered; at--) {
+        if (path[at]?.id === entry.firstKeptEntryId) {
+          cut = at;
+          break;
+        }
+      }
+    }
+    for (let at = covered; at < cut; at++) {
+      const id = (path[at] as SessionEntry).id;
+      if (dropped.has(id)) leftOut.add(id);
+    }
+    covered = Math.max(covered, cut);
+  }
+  for (const id of dropped) leftOut.delete(id);
+  return leftOut;
+}
+
+type Op =
+  | { kind: 'turn'; calls: number; synthetic: boolean; usage: boolean }
+  | { kind: 'compact' | 'drop' | 'undrop' | 'pin' | 'unpin' | 'prune' | 'branch'; pick: number; span: number };
+
+const MARKERS = ['compact', 'drop', 'undrop', 'pin', 'unpin', 'prune', 'branch'] as const;
+
+const pathOp: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 2 }), synthetic: fc.boolean(), usage: fc.boolean() }) },
+  ...MARKERS.map((kind) => ({ weight: 1, arbitrary: fc.record({ kind: fc.constant(kind), pick: fc.nat(), span: fc.integer({ min: 0, max: 4 }) }) })),
+);
+
+/** A session from the ops, and the path after each op (so prefixes and branches are all asked about). */
+function buildSession(ops: readonly Op[]): SessionEntry[][] {
+  const builder = new PathBuilder();
+  const paths: SessionEntry[][] = [];
+  for (const [n, step] of ops.entries()) {
+    const path = builder.path();
+    const messages = path.filter(isMessageEntry);
+    const chosen = messages.length === 0 ? [] : Array.from({ length: 'span' in step ? step.span : 0 }, (_, i) => messages[(('pick' in step ? step.pick : 0) + i) % messages.length]!.id);
+    switch (step.kind) {
+      case 'turn': {
+        const user = builder.user(`u${n}`, `request number ${n} ${'and more words '.repeat(n % 7)}`);
+        if (step.synthetic) (user as { synthetic?: boolean }).synthetic = true;
+        const calls = Array.from({ length: step.calls }, (_, i) => `c${n}-${i}`);
+        builder.assistant(`a${n}`, calls, `reply ${n}`, step.usage ? { usage: { promptTokens: 100 + n, completionTokens: 5, cachedTokens: n % 3, ...(n % 2 === 0 ? { cost: 0.001 * n } : {}) } } : {});
+        for (const call of calls) builder.tool(`t${call}`, call);
+        break;
+      }
+      case 'compact':
+        builder.compaction(`k${n}`, step.span === 0 ? null : step.span === 4 ? 'missing' : (chosen[0] ?? null));
+        break;
+      case 'drop':
+      case 'undrop':
+        builder.drop(`d${n}`, step.span === 4 ? [...chosen, 'missing'] : chosen, step.kind === 'drop');
+        break;
+      case 'pin':
+      case 'unpin':
+        builder.pin(`p${n}`, chosen[0] ?? 'missing', step.kind === 'pin');
+        break;
+      case 'prune':
+        builder.prune(`x${n}`, messages.filter((entry) => entry.type === 'toolResult').slice(0, step.span).map((entry) => entry.id));
+        break;
+      case 'branch':
+        builder.at(path.length > 0 ? path[step.pick % path.length]!.id : null);
+        break;
+    }
+    paths.push(builder.path());
+  }
+  return paths;
+}
+
+describe('path scans per appended entry', () => {
+  it('restoredEntryIds: what a drop undo brought back, as the walk that re-read every left-out id found', () => {
+    fc.assert(
+      fc.property(fc.array(pathOp, { minLength: 5, maxLength: 80 }), (ops) => {
+        for (const path of buildSession(ops)) expect([...restoredEntryIds(path)].sort()).toEqual([...referenceRestored(path)].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('restoredEntryIds: a drop undone after a compaction, then summarized by the next one', () => {
+    const builder = new PathBuilder();
+    builder.user('u1');
+    builder.assistant('a1');
+    builder.drop('d1', ['u1', 'a1']);
+    builder.user('u2');
+    builder.compaction('k1', 'u2');
+    builder.drop('d2', ['u1', 'a1'], false);
+    expect([...restoredEntryIds(builder.path())].sort()).toEqual(['a1', 'u1']);
+    builder.user('u3');
+    builder.compaction('k2', 'u3');
+    expect([...restoredEntryIds(builder.path())]).toEqual([]);
+  });
+});
