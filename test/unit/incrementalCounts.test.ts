@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { countContext } from '../../src/core/budget/contextCounts';
 import { extendContext } from '../../src/core/budget/contextMemo';
 import { carriedRequest } from '../../src/core/context/contextBuilder';
-import { PathCountMap } from '../../src/core/tokens/pathCounts';
+import type { PathCountMap } from '../../src/core/tokens/pathCounts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { CountCache } from '../../src/core/tokens/countCache';

@@ -1,8 +1,10 @@
 // What the context, the status item and the panel read of a path, computed per appended entry, equals the whole-path walks they replace.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { restoredEntryIds } from '../../src/core/context/contextBuilder';
-import type { SessionEntry } from '../../src/core/session/entries';
+import { buildContext, carriedRequest, contextParts, restoredEntryIds, splitAtLatestCompaction, wholeExchangesOf } from '../../src/core/context/contextBuilder';
+import { droppedEntryIds, pinnedEntryIds, prunedToolResultIds } from '../../src/core/context/contextMarkers';
+import { repairToolPairs, type Candidate } from '../../src/core/context/toolPairRepair';
+import type { MessageEntry, SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { PathBuilder } from '../support/sessionPathBuilder';
 
@@ -41,14 +43,51 @@ function referenceRestored(path: readonly SessionEntry[]): Set<string> {
   return leftOut;
 }
 
-type Op =
-  | { kind: 'turn'; calls: number; synthetic: boolean; usage: boolean }
-  | { kind: 'compact' | 'drop' | 'undrop' | 'pin' | 'unpin' | 'prune' | 'branch'; pick: number; span: number };
+/** The split as it was: the first kept entry searched from the path's start. */
+function referenceSplit(path: readonly SessionEntry[]): { compaction: SessionEntry | null; summarized: SessionEntry[]; kept: SessionEntry[] } {
+  let at = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]?.type === 'compaction') {
+      at = i;
+      break;
+    }
+  }
+  const compaction = at >= 0 ? path[at]! : null;
+  if (!compaction || compaction.type !== 'compaction') return { compaction: null, summarized: [], kept: [...path] };
+  const firstKept = compaction.firstKeptEntryId === null ? -1 : path.findIndex((entry, i) => i < at && entry.id === compaction.firstKeptEntryId);
+  const cut = firstKept >= 0 ? firstKept : at;
+  return { compaction, summarized: path.slice(0, cut), kept: [...path.slice(cut, at), ...path.slice(at + 1)] };
+}
 
-const MARKERS = ['compact', 'drop', 'undrop', 'pin', 'unpin', 'prune', 'branch'] as const;
+/** contextParts as it was: whole-path sets and filters on every call. */
+function referenceParts(path: readonly SessionEntry[]) {
+  const { compaction, summarized, kept } = referenceSplit(path);
+  const dropped = droppedEntryIds(path);
+  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
+  const summarizedMessages = summarized.filter(isMessageEntry);
+  const restoredIds = compaction ? referenceRestored(path) : new Set<string>();
+  const pinned = wholeExchangesOf(summarizedMessages, pinnedEntryIds(path));
+  const resentIds = new Set([...pinned.map((entry) => entry.id), ...restoredIds]);
+  const resent = summarizedMessages.filter((entry) => resentIds.has(entry.id) && sent(entry));
+  const request = carriedRequest(path);
+  return {
+    compaction,
+    summarized,
+    resent,
+    restored: resent.filter((entry) => restoredIds.has(entry.id)),
+    carried: request && sent(request) && !resentIds.has(request.id) ? request : undefined,
+    kept: kept.filter(isMessageEntry).filter(sent),
+  };
+}
+
+type Op =
+  | { kind: 'turn'; calls: number; synthetic: boolean; usage: boolean; numbered: boolean }
+  | { kind: 'compact' | 'drop' | 'undrop' | 'redrop' | 'pin' | 'unpin' | 'prune' | 'branch'; pick: number; span: number };
+
+const MARKERS = ['compact', 'drop', 'undrop', 'redrop', 'pin', 'unpin', 'prune', 'branch'] as const;
 
 const pathOp: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 2 }), synthetic: fc.boolean(), usage: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 2 }), synthetic: fc.boolean(), usage: fc.boolean(), numbered: fc.boolean() }) },
   ...MARKERS.map((kind) => ({ weight: 1, arbitrary: fc.record({ kind: fc.constant(kind), pick: fc.nat(), span: fc.integer({ min: 0, max: 4 }) }) })),
 );
 
@@ -64,18 +103,26 @@ function buildSession(ops: readonly Op[]): SessionEntry[][] {
       case 'turn': {
         const user = builder.user(`u${n}`, `request number ${n} ${'and more words '.repeat(n % 7)}`);
         if (step.synthetic) (user as { synthetic?: boolean }).synthetic = true;
-        const calls = Array.from({ length: step.calls }, (_, i) => `c${n}-${i}`);
+        // Servers that number calls per response (llama.cpp, Ollama) reuse "call_0" on every turn.
+        const calls = Array.from({ length: step.calls }, (_, i) => (step.numbered ? `call_${i}` : `c${n}-${i}`));
         builder.assistant(`a${n}`, calls, `reply ${n}`, step.usage ? { usage: { promptTokens: 100 + n, completionTokens: 5, cachedTokens: n % 3, ...(n % 2 === 0 ? { cost: 0.001 * n } : {}) } } : {});
-        for (const call of calls) builder.tool(`t${call}`, call);
+        calls.forEach((call, i) => builder.tool(`t${n}-${i}`, call));
         break;
       }
       case 'compact':
         builder.compaction(`k${n}`, step.span === 0 ? null : step.span === 4 ? 'missing' : (chosen[0] ?? null));
         break;
       case 'drop':
-      case 'undrop':
-        builder.drop(`d${n}`, step.span === 4 ? [...chosen, 'missing'] : chosen, step.kind === 'drop');
+        builder.drop(`d${n}`, step.span === 4 ? [...chosen, 'missing'] : chosen, true);
         break;
+      case 'undrop':
+      case 'redrop': {
+        // Undo (or repeat) an earlier drop on the path: what a compaction summarized while dropped comes back.
+        const drops = path.filter((entry) => entry.type === 'drop');
+        const earlier = drops.length > 0 ? drops[step.pick % drops.length] : undefined;
+        if (earlier?.type === 'drop') builder.drop(`d${n}`, earlier.entryIds, step.kind === 'redrop');
+        break;
+      }
       case 'pin':
       case 'unpin':
         builder.pin(`p${n}`, chosen[0] ?? 'missing', step.kind === 'pin');
@@ -102,6 +149,24 @@ describe('path scans per appended entry', () => {
     );
   });
 
+  it('contextParts, the split and the built context: as the whole-path walks gave them, on every path of the session', () => {
+    fc.assert(
+      fc.property(fc.array(pathOp, { minLength: 5, maxLength: 80 }), (ops) => {
+        for (const path of buildSession(ops)) {
+          const parts = contextParts(path);
+          const reference = referenceParts(path);
+          expect({ ...parts }).toEqual(reference);
+          const split = splitAtLatestCompaction(path);
+          expect({ ...split }).toEqual(referenceSplit(path));
+          const sequence: Candidate[] = [...reference.resent.map((entry): Candidate => ({ entry, kind: 'pinned' })), ...(reference.carried ? [{ entry: reference.carried, kind: 'pinned' as const }] : []), ...reference.kept.map((entry): Candidate => ({ entry, kind: 'entry' }))];
+          const items = repairToolPairs(sequence, prunedToolResultIds(path));
+          expect(buildContext(path).items.filter((item) => item.kind !== 'summary')).toEqual(items);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('restoredEntryIds: a drop undone after a compaction, then summarized by the next one', () => {
     const builder = new PathBuilder();
     builder.user('u1');
@@ -114,5 +179,21 @@ describe('path scans per appended entry', () => {
     builder.user('u3');
     builder.compaction('k2', 'u3');
     expect([...restoredEntryIds(builder.path())]).toEqual([]);
+  });
+
+  it('restoredEntryIds: brought back, then dropped again, then brought back on a branch', () => {
+    const builder = new PathBuilder();
+    builder.user('u1');
+    builder.assistant('a1');
+    builder.drop('d1', ['u1', 'a1']);
+    builder.user('u2');
+    builder.compaction('k1', 'u2');
+    const undo = builder.drop('d2', ['u1', 'a1'], false);
+    builder.drop('d3', ['u1'], true);
+    expect([...restoredEntryIds(builder.path())]).toEqual(['a1']);
+    expect(contextParts(builder.path()).restored.map((entry) => entry.id)).toEqual(['a1']);
+    builder.at(undo.id).user('u3');
+    expect([...restoredEntryIds(builder.path())].sort()).toEqual(['a1', 'u1']);
+    expect(contextParts(builder.path()).resent.map((entry) => entry.id)).toEqual(['u1', 'a1']);
   });
 });
