@@ -2,7 +2,7 @@
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { contextParts, splitAtLatestCompaction } from './contextBuilder';
-import { droppedEntryIds } from './contextMarkers';
+import { pathMarkers } from './pathMarkers';
 
 /** One tool step of a turn: the assistant message that made calls and the results of those calls. */
 export interface ContextStep {
@@ -55,7 +55,7 @@ function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, Message
  */
 export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
   const messages = [...contextParts(path).restored, ...splitAtLatestCompaction(path).kept.filter(isMessageEntry)];
-  const dropped = droppedEntryIds(path);
+  const dropped = pathMarkers(path).dropped;
   const steps = stepsOf(messages);
   const turns: ContextTurn[] = [];
   for (const entry of messages) {

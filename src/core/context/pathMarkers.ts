@@ -126,6 +126,7 @@ const NO_UNDO: Undo = () => undefined;
 export interface PathMarkers {
   isDropped(id: string): boolean;
   isPruned(id: string): boolean;
+  isPinned(id: string): boolean;
   /** Membership views for code that takes a set. */
   readonly dropped: { has(id: string): boolean };
   readonly pruned: { has(id: string): boolean };
@@ -168,6 +169,10 @@ class Markers implements PathMarkers {
 
   isPruned(id: string): boolean {
     return this.state().pruned.has(id);
+  }
+
+  isPinned(id: string): boolean {
+    return this.state().pinned.has(id);
   }
 
   pinnedIds(): string[] {
