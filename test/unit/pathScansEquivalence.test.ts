@@ -6,6 +6,13 @@ import { droppedEntryIds, pinnedEntryIds, prunedToolResultIds } from '../../src/
 import { repairToolPairs, type Candidate } from '../../src/core/context/toolPairRepair';
 import type { MessageEntry, SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
+import { compactionCoverage, shortened } from '../../src/core/views/compactionDescription';
+import { entryTitle, toHistoryView } from '../../src/core/views/historyView';
+import { CountCache } from '../../src/core/tokens/countCache';
+import { countPath } from '../../src/core/tokens/entryTokens';
+import { TokenCounter } from '../../src/core/tokens/tokenCounter';
+import { addEntryUsage, emptyUsageFigures, pathUsage, RECENT_TURNS, sessionUsage, toUsageView } from '../../src/core/views/usageView';
+import type { TurnUsageView } from '../../src/shared/panelViewModels';
 import { PathBuilder } from '../support/sessionPathBuilder';
 
 /** restoredEntryIds as it was: every compaction re-read every id ever left out (quadratic in the drops). */
@@ -80,14 +87,47 @@ function referenceParts(path: readonly SessionEntry[]) {
   };
 }
 
+/** pathUsage as it was: one walk of the path per call (the status item made it on every appended entry). */
+function referenceUsage(path: readonly SessionEntry[]) {
+  const session = emptyUsageFigures();
+  const turns: TurnUsageView[] = [];
+  for (const entry of path) {
+    if (entry.type === 'user' && !entry.synthetic) {
+      turns.push({ ...emptyUsageFigures(), turn: turns.length + 1, request: shortened(entry.text), when: entry.timestamp });
+      continue;
+    }
+    const turn = turns.at(-1);
+    addEntryUsage(turn ? [session, turn] : [session], entry);
+  }
+  return { session, turns };
+}
+
+/** The panel history's compactions, pins, pinnable messages and sub-tasks as they were read: filters of the whole path. */
+function referenceHistory(path: readonly SessionEntry[], tokens: (id: string) => number) {
+  const pinned = pinnedEntryIds(path);
+  const messages = path.filter(isMessageEntry);
+  const pinView = (entry: MessageEntry) => ({ entryId: entry.id, title: entryTitle(entry), tokens: tokens(entry.id) });
+  const subtasks: Array<{ sessionId: string; calls: number }> = [];
+  for (let index = path.length - 1; index >= 0 && subtasks.length < 10; index--) {
+    const entry = path[index]!;
+    if (entry.type === 'toolResult' && entry.subagent) subtasks.push({ sessionId: entry.subagent.sessionId, calls: entry.subagent.calls });
+  }
+  return {
+    compactions: path.flatMap((entry) => (entry.type === 'compaction' ? [{ id: entry.id, when: entry.timestamp, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter, ...compactionCoverage(path, entry), edited: entry.edited, auto: entry.auto }] : [])),
+    pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
+    pinnable: messages.filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult').slice(-12).reverse().map(pinView),
+    subtasks,
+  };
+}
+
 type Op =
-  | { kind: 'turn'; calls: number; synthetic: boolean; usage: boolean; numbered: boolean }
+  | { kind: 'turn'; calls: number; synthetic: boolean; usage: boolean; numbered: boolean; delegated: boolean }
   | { kind: 'compact' | 'drop' | 'undrop' | 'redrop' | 'pin' | 'unpin' | 'prune' | 'branch'; pick: number; span: number };
 
 const MARKERS = ['compact', 'drop', 'undrop', 'redrop', 'pin', 'unpin', 'prune', 'branch'] as const;
 
 const pathOp: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 2 }), synthetic: fc.boolean(), usage: fc.boolean(), numbered: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.integer({ min: 0, max: 2 }), synthetic: fc.boolean(), usage: fc.boolean(), numbered: fc.boolean(), delegated: fc.boolean() }) },
   ...MARKERS.map((kind) => ({ weight: 1, arbitrary: fc.record({ kind: fc.constant(kind), pick: fc.nat(), span: fc.integer({ min: 0, max: 4 }) }) })),
 );
 
@@ -106,7 +146,10 @@ function buildSession(ops: readonly Op[]): SessionEntry[][] {
         // Servers that number calls per response (llama.cpp, Ollama) reuse "call_0" on every turn.
         const calls = Array.from({ length: step.calls }, (_, i) => (step.numbered ? `call_${i}` : `c${n}-${i}`));
         builder.assistant(`a${n}`, calls, `reply ${n}`, step.usage ? { usage: { promptTokens: 100 + n, completionTokens: 5, cachedTokens: n % 3, ...(n % 2 === 0 ? { cost: 0.001 * n } : {}) } } : {});
-        calls.forEach((call, i) => builder.tool(`t${n}-${i}`, call));
+        calls.forEach((call, i) => {
+          const result = builder.tool(`t${n}-${i}`, call);
+          if (step.delegated && i === 0) result.subagent = { sessionId: `s${n}`, calls: n % 4, promptTokens: 10 * n, completionTokens: n };
+        });
         break;
       }
       case 'compact':
@@ -164,6 +207,42 @@ describe('path scans per appended entry', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('usage per turn and in total: as the walk of the whole path added it up, on every path of the session', () => {
+    fc.assert(
+      fc.property(fc.array(pathOp, { minLength: 5, maxLength: 80 }), (ops) => {
+        const paths = buildSession(ops);
+        for (const path of paths) {
+          const reference = referenceUsage(path);
+          expect(pathUsage(path)).toEqual(reference);
+          expect(sessionUsage(path)).toEqual(reference.session);
+          expect(toUsageView(path)).toEqual({ session: reference.session, recentTurns: reference.turns.slice(-RECENT_TURNS), turnCount: reference.turns.length });
+        }
+        // Asked again out of order (a branch switch back and forth): the figures handed out earlier stay true.
+        const first = paths[0] ?? [];
+        const held = pathUsage(first);
+        for (const path of [...paths].reverse()) expect(toUsageView(path).turnCount).toBe(referenceUsage(path).turns.length);
+        expect(held).toEqual(referenceUsage(first));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the panel history: compactions, pins, pinnable messages and sub-tasks as the whole-path filters read them', async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    fc.assert(
+      fc.property(fc.array(pathOp, { minLength: 5, maxLength: 80 }), (ops) => {
+        const cache = new CountCache();
+        for (const path of buildSession(ops)) {
+          const counts = countPath(path, counter, cache);
+          const view = toHistoryView(path, counts);
+          const reference = referenceHistory(path, (id) => counts.full.get(id) ?? 0);
+          expect({ compactions: view.compactions, pins: view.pins, pinnable: view.pinnable, subtasks: (view.subtasks ?? []).map((task) => ({ sessionId: task.sessionId, calls: task.calls })) }).toEqual(reference);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -1,6 +1,6 @@
 // What the markers on a path say (dropped, pruned and pinned ids, compactions and their cuts, what a drop undo brought back), kept per session as paths grow.
 import type { CompactionEntry, DropEntry, LabelEntry, SessionEntry } from '../session/entries';
-import { PathFold, type Undo } from '../session/pathFold';
+import { foldPath, positionBefore, pushUndoable as pushed, setUndoable as put, toggleUndoable as toggle, type FoldState, type PathFold, type Undo } from '../session/pathFold';
 
 /** A marker and its position on the path. */
 export interface Placed<T extends SessionEntry> {
@@ -13,44 +13,11 @@ export interface PlacedCompaction extends Placed<CompactionEntry> {
   cut: number;
 }
 
-/** The newest position before `before` holding `id`, or -1. */
-function positionBefore(path: readonly SessionEntry[], id: string, before: number): number {
-  for (let at = before - 1; at >= 0; at--) if ((path[at] as SessionEntry).id === id) return at;
-  return -1;
-}
-
-/** Sets `key` in `map` (or deletes it for undefined) so that `undo` puts the previous value back. */
-function put<V>(map: Map<string, V>, key: string, value: V | undefined, undo: Undo): void {
-  const had = map.has(key);
-  const previous = map.get(key);
-  if (value === undefined) map.delete(key);
-  else map.set(key, value);
-  undo(() => {
-    if (had) map.set(key, previous as V);
-    else map.delete(key);
-  });
-}
-
-function toggle(set: Set<string>, key: string, on: boolean, undo: Undo): void {
-  if (set.has(key) === on) return;
-  if (on) set.add(key);
-  else set.delete(key);
-  undo(() => {
-    if (on) set.delete(key);
-    else set.add(key);
-  });
-}
-
-function pushed<T>(list: T[], item: T, undo: Undo): void {
-  list.push(item);
-  undo(() => list.pop());
-}
-
 /**
  * The markers' meaning at the end of the path folded so far. Every change goes through `undo`, so the fold can move
  * back to a shared prefix. Ids are unique in a session, so an id's position is the one found before its marker.
  */
-class MarkerState {
+class MarkerState implements FoldState {
   /** Message ids dropped now (the last drop or undo of each wins). */
   readonly dropped = new Set<string>();
   readonly pruned = new Set<string>();
@@ -119,8 +86,6 @@ class MarkerState {
     pushed(this.compactions, { entry, index, cut: kept >= 0 ? kept : index }, undo);
   }
 }
-
-const NO_UNDO: Undo = () => undefined;
 
 /** What the markers on one path say; answers stay true for that path whatever other paths are asked about meanwhile. */
 export interface PathMarkers {
@@ -212,16 +177,6 @@ const folds = new WeakMap<SessionEntry, { fold: PathFold; state: MarkerState }>(
  * parentId chain (a hand-made list) is read whole.
  */
 export function pathMarkers(path: readonly SessionEntry[]): PathMarkers {
-  const root = path[0];
-  if (root === undefined) return new Markers(path, new MarkerState(), undefined);
-  let known = folds.get(root);
-  if (!known) {
-    const state = new MarkerState();
-    known = { state, fold: new PathFold(root, (entry, index, on, undo) => state.step(entry, index, on, undo)) };
-    folds.set(root, known);
-  }
-  if (known.fold.sync(path)) return new Markers(path, known.state, known.fold);
-  const whole = new MarkerState();
-  path.forEach((entry, index) => whole.step(entry, index, path, NO_UNDO));
-  return new Markers(path, whole, undefined);
+  const { state, fold } = foldPath(folds, path, () => new MarkerState());
+  return new Markers(path, state, fold);
 }

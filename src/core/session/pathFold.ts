@@ -78,12 +78,63 @@ export class PathFold {
   }
 }
 
-/** One fold per session root and kind of reading. */
-export function foldFor(folds: WeakMap<SessionEntry, PathFold>, root: SessionEntry, step: FoldStep): PathFold {
-  let fold = folds.get(root);
-  if (!fold) {
-    fold = new PathFold(root, step);
-    folds.set(root, fold);
+/** A state a fold keeps: `step` folds one entry in, every change through `undo`. */
+export interface FoldState {
+  step: FoldStep;
+}
+
+const NO_UNDO: Undo = () => undefined;
+
+/**
+ * `path` read by the fold of its session kept in `folds` (one per root; `create` makes its state), or, for a path
+ * that is not a parentId chain, read whole into a state of its own. `fold` is undefined for the latter.
+ */
+export function foldPath<S extends FoldState>(folds: WeakMap<SessionEntry, { fold: PathFold; state: S }>, path: readonly SessionEntry[], create: () => S): { state: S; fold: PathFold | undefined } {
+  const root = path[0];
+  if (root === undefined) return { state: create(), fold: undefined };
+  let known = folds.get(root);
+  if (!known) {
+    const state = create();
+    known = { state, fold: new PathFold(root, (entry, index, on, undo) => state.step(entry, index, on, undo)) };
+    folds.set(root, known);
   }
-  return fold;
+  if (known.fold.sync(path)) return known;
+  const whole = create();
+  path.forEach((entry, index) => whole.step(entry, index, path, NO_UNDO));
+  return { state: whole, fold: undefined };
+}
+
+/** The newest position before `before` holding an entry with `id`, or -1 (ids are unique in a session). */
+export function positionBefore(path: readonly SessionEntry[], id: string, before: number): number {
+  for (let at = before - 1; at >= 0; at--) if ((path[at] as SessionEntry).id === id) return at;
+  return -1;
+}
+
+/** Appends to `list` so that `undo` removes it again. */
+export function pushUndoable<T>(list: T[], item: T, undo: Undo): void {
+  list.push(item);
+  undo(() => list.pop());
+}
+
+/** Sets `key` in `map` (deletes it for undefined) so that `undo` puts the previous value back. */
+export function setUndoable<V>(map: Map<string, V>, key: string, value: V | undefined, undo: Undo): void {
+  const had = map.has(key);
+  const previous = map.get(key);
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
+  undo(() => {
+    if (had) map.set(key, previous as V);
+    else map.delete(key);
+  });
+}
+
+/** Adds `key` to `set` (or takes it out) so that `undo` takes the change back. */
+export function toggleUndoable(set: Set<string>, key: string, on: boolean, undo: Undo): void {
+  if (set.has(key) === on) return;
+  if (on) set.add(key);
+  else set.delete(key);
+  undo(() => {
+    if (on) set.delete(key);
+    else set.add(key);
+  });
 }

@@ -1,15 +1,16 @@
 // The panel's history: compactions and file checkpoints on the current branch, pinned messages, and recent messages one can pin.
 import { checkpoints, unrecordedSentence } from '../checkpoints/fileCheckpoints';
-import { pinnedEntryIds } from '../context/contextMarkers';
+import { pathMarkers } from '../context/pathMarkers';
 import { userContent } from '../context/userContent';
-import { compactionCoverage, shortened } from './compactionDescription';
+import { countBelow, shortened } from './compactionDescription';
 import type { EntryCounts } from '../tokens/entryTokens';
 import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { entryTitle } from '../session/entryTitle';
 
 export { entryTitle } from '../session/entryTitle';
-import type { CheckpointView, EntryView, HistoryView, PinView, SubtaskView } from '../../shared/panelViewModels';
+import type { CheckpointView, CompactionHistoryItem, EntryView, HistoryView, PinView, SubtaskView } from '../../shared/panelViewModels';
+import { foldPath, positionBefore, pushUndoable, type FoldState, type PathFold, type Undo } from '../session/pathFold';
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
@@ -59,10 +60,49 @@ function taskOf(argumentsText: string | undefined): string {
   }
 }
 
+/**
+ * What the panel's history reads of a path, kept per session as paths grow: every compaction described once (what it
+ * summarized: the person's requests between the previous kept part and its own), and where the requests and the
+ * delegated sub-tasks are.
+ */
+class HistoryState implements FoldState {
+  readonly compactions: CompactionHistoryItem[] = [];
+  /** Positions of the person's requests, ascending. */
+  readonly requests: number[] = [];
+  /** Positions of delegated sub-tasks' results, ascending. */
+  readonly subtasks: number[] = [];
+  /** Where the next compaction's summary starts: the previous one's kept part (or after it). */
+  start = 0;
+
+  step(entry: SessionEntry, index: number, path: readonly SessionEntry[], undo: Undo): void {
+    if (entry.type === 'user' && !entry.synthetic) pushUndoable(this.requests, index, undo);
+    else if (entry.type === 'toolResult' && entry.subagent) pushUndoable(this.subtasks, index, undo);
+    else if (entry.type === 'compaction') this.compaction(entry, index, path, undo);
+  }
+
+  private compaction(entry: CompactionEntry, index: number, path: readonly SessionEntry[], undo: Undo): void {
+    const keptAt = entry.firstKeptEntryId === null ? -1 : positionBefore(path, entry.firstKeptEntryId, index);
+    const start = this.start;
+    const end = keptAt >= start ? keptAt : index;
+    const from = countBelow(this.requests, start);
+    const turns = end > start ? countBelow(this.requests, end) - from : 0;
+    const first = turns > 0 ? path[this.requests[from] as number] : undefined;
+    const coverage = { turns, firstRequest: first?.type === 'user' ? shortened(first.text) : '' };
+    pushUndoable(this.compactions, { id: entry.id, when: entry.timestamp, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter, ...coverage, edited: entry.edited, auto: entry.auto }, undo);
+    this.start = keptAt >= 0 ? keptAt : index + 1;
+    undo(() => {
+      this.start = start;
+    });
+  }
+}
+
+const folds = new WeakMap<SessionEntry, { fold: PathFold; state: HistoryState }>();
+
 /** The newest SUBTASK_LIMIT delegated sub-tasks on the path, with the task their call gave. */
-function recentSubtasks(path: readonly SessionEntry[]): SubtaskView[] {
+function recentSubtasks(path: readonly SessionEntry[], positions: readonly number[]): SubtaskView[] {
   const found: SubtaskView[] = [];
-  for (let index = path.length - 1; index >= 0 && found.length < SUBTASK_LIMIT; index--) {
+  for (let at = positions.length - 1; at >= 0 && found.length < SUBTASK_LIMIT; at--) {
+    const index = positions[at] as number;
     const entry = path[index] as SessionEntry;
     if (entry.type !== 'toolResult' || !entry.subagent) continue;
     let call: string | undefined;
@@ -76,30 +116,30 @@ function recentSubtasks(path: readonly SessionEntry[]): SubtaskView[] {
   return found;
 }
 
+/**
+ * The panel's history. Costs what it shows (the compactions, the pins, the newest checkpoints, sub-tasks and messages),
+ * not the session's length: the panel asks on every appended entry.
+ */
 export function toHistoryView(path: readonly SessionEntry[], counts?: EntryCounts): HistoryView {
-  const pinned = pinnedEntryIds(path);
+  const markers = pathMarkers(path);
+  const { state } = foldPath(folds, path, () => new HistoryState());
   const tokens = (id: string): number => counts?.full.get(id) ?? 0;
-  const messages = path.filter(isMessageEntry);
   const pinView = (entry: MessageEntry): PinView => ({ entryId: entry.id, title: entryTitle(entry), tokens: tokens(entry.id) });
+  const pinnedAt = markers
+    .pinnedIds()
+    .map((id) => markers.pinnedAt(id))
+    .filter((at): at is number => at !== undefined && isMessageEntry(path[at] as SessionEntry))
+    .sort((a, b) => a - b);
+  const pinnable: PinView[] = [];
+  for (let index = path.length - 1; index >= 0 && pinnable.length < PINNABLE_LIMIT; index--) {
+    const entry = path[index] as SessionEntry;
+    if (isMessageEntry(entry) && entry.type !== 'toolResult' && !markers.isPinned(entry.id)) pinnable.push(pinView(entry));
+  }
   return {
-    compactions: path
-      .filter((entry): entry is CompactionEntry => entry.type === 'compaction')
-      .map((entry) => ({
-        id: entry.id,
-        when: entry.timestamp,
-        tokensBefore: entry.tokensBefore,
-        tokensAfter: entry.tokensAfter,
-        ...compactionCoverage(path, entry),
-        edited: entry.edited,
-        auto: entry.auto,
-      })),
+    compactions: [...state.compactions],
     checkpoints: recentCheckpoints(path),
-    subtasks: recentSubtasks(path),
-    pins: messages.filter((entry) => pinned.has(entry.id)).map(pinView),
-    pinnable: messages
-      .filter((entry) => !pinned.has(entry.id) && entry.type !== 'toolResult')
-      .slice(-PINNABLE_LIMIT)
-      .reverse()
-      .map(pinView),
+    subtasks: recentSubtasks(path, state.subtasks),
+    pins: pinnedAt.map((at) => pinView(path[at] as MessageEntry)),
+    pinnable,
   };
 }
