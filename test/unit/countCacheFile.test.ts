@@ -3,7 +3,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
-import { CountCache } from '../../src/core/tokens/countCache';
 import { CountCacheFile } from '../../src/core/tokens/countCacheFile';
 import { FaultyFileIo, tempDir } from '../support/sessionTempDir';
 
@@ -77,7 +76,9 @@ describe('count cache file', () => {
     expect(counts.cache.size).toBe(0);
     counts.cache.set('a', 'o200k_base', 'full', 1);
     await counts.save();
-    expect(CountCacheFile.parse(readFileSync(file, 'utf8'))).toEqual({ cache: expect.any(CountCache), intact: true });
+    const parsed = CountCacheFile.parse(readFileSync(file, 'utf8'));
+    expect(parsed.intact).toBe(true);
+    expect(parsed.cache.get('a', 'o200k_base', 'full')).toBe(1);
     expect(lines(file)).toHaveLength(1);
   });
 });
