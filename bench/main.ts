@@ -15,6 +15,7 @@ import { folderWorkloads, PUBLIC_SESSIONS_DIR } from './costWorkloads';
 import { costTuning } from './costTuning';
 import { delegationBench, delegationLimits } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
+import { exitFlushed } from './flushedExit';
 import { growthBench } from './growthBench';
 import { incrementalBench } from './incrementalBench';
 import { hostileLoadBench, hostileLoadLimits } from './hostileLoadBench';
@@ -191,9 +192,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitFlushed(code),
   (error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    process.exit(1);
+    exitFlushed(1);
   },
 );
