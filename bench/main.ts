@@ -21,6 +21,7 @@ import { incrementalBench } from './incrementalBench';
 import { hostileLoadBench, hostileLoadLimits } from './hostileLoadBench';
 import { pathologicalBench, pathologicalLimits } from './pathologicalBench';
 import { planningBench, planningLimits } from './planningBench';
+import { renderBench } from './renderBench';
 import { responsivenessBench, responsivenessLimits } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
 import { smokeBench } from './smokeBench';
@@ -129,6 +130,7 @@ async function main(): Promise<number> {
     ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
     ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
+    ['rendering', () => renderBench(n(7))],
     ['command snapshots', () => snapshotBench(quick)],
     [
       'value: cost against availability',
