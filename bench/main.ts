@@ -130,7 +130,7 @@ async function main(): Promise<number> {
     ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
     ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
-    ['rendering', () => renderBench(n(7))],
+    ['rendering', () => renderBench(n(15))],
     ['command snapshots', () => snapshotBench(quick)],
     [
       'value: cost against availability',

@@ -30,7 +30,7 @@ export function renderBench(samples: number): FamilyResult {
   let worst = { name: '', perDoubling: 0, times: [] as number[] };
   for (const [name, unit] of Object.entries(ADVERSARIAL)) {
     const inputs = RENDER_SIZES.map((chars) => text(unit, chars));
-    for (const input of inputs) markdownHtml(input);
+    for (let warm = 0; warm < 3; warm++) for (const input of inputs) markdownHtml(input);
     const times: number[][] = RENDER_SIZES.map(() => []);
     for (let round = 0; round < samples; round++) inputs.forEach((input, at) => times[at]?.push(timeOnce(() => markdownHtml(input))));
     const medians = times.map((list) => median(list));
