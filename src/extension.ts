@@ -1,7 +1,7 @@
 // Composition root: creates the extension's objects, wires them together and registers their disposables.
 import * as vscode from 'vscode';
 import { modelSummarizer } from './core/compaction/summarizer';
-import { pathUsage } from './core/views/usageView';
+import { sessionUsage } from './core/views/usageView';
 import { AgentSessions } from './vscode/sessions/agentSessions';
 import { ApiKeyStore } from './vscode/endpoint/apiKeyStore';
 import { changeConfirmation, type ChatConfirmChange } from './vscode/tools/changeConfirmation';
@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   const updateStatusBar = (): void => {
     const active = sessions.active;
-    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined, active);
+    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? sessionUsage(active.log.path()) : undefined, active);
   };
 
   context.subscriptions.push(

@@ -3,7 +3,7 @@ import { boundList, type BoundedList } from '../session/boundedList';
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { contextParts, splitAtLatestCompaction } from './contextBuilder';
-import { droppedEntryIds } from './contextMarkers';
+import { pathMarkers } from './pathMarkers';
 
 /** One tool step of a turn: the assistant message that made calls and the results of those calls. */
 export interface ContextStep {
@@ -56,7 +56,7 @@ function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, Message
  */
 export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
   const messages = [...contextParts(path).restored, ...splitAtLatestCompaction(path).kept.filter(isMessageEntry)];
-  const dropped = droppedEntryIds(path);
+  const dropped = pathMarkers(path).dropped;
   const steps = stepsOf(messages);
   const turns: ContextTurn[] = [];
   for (const entry of messages) {

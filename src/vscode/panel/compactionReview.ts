@@ -10,9 +10,8 @@ import type { CountingDeps } from '../../core/budget/meter';
 import { pruneNow } from '../../core/agent/pruneRunner';
 import type { CompactionEntry } from '../../core/session/entries';
 import { formatTokens } from '../../shared/budgetFormat';
-import { toHistoryView } from '../../core/views/historyView';
 import { toProposalView } from '../../core/views/proposalView';
-import { toUsageView } from '../../core/views/usageView';
+import { pathViews } from '../../core/views/pathViews';
 import type { BusyWhat, CompactionProposalView, Notice, PanelState, UsageView } from '../../shared/panelViewModels';
 import { VENDOR } from '../endpoint/endpointModelProvider';
 import { emptyPanelState } from '../../shared/panelViewModels';
@@ -22,9 +21,8 @@ import type { PanelBackend } from './panelBackend';
 import { restorePreCompaction } from '../sessions/checkpointRestore';
 import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
 import { confirmStopRequest } from '../sessions/stopRequestConfirmation';
-import { latestDrop, type DropPreview } from '../../core/agent/dropRunner';
-import { contextTurns } from '../../core/context/contextDrops';
-import { toDropPreviewView, toTurnViews } from '../../core/views/dropView';
+import type { DropPreview } from '../../core/agent/dropRunner';
+import { toDropPreviewView } from '../../core/views/dropView';
 
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
@@ -69,18 +67,18 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
     const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
-    const turns = toTurnViews(contextTurns(path));
+    const views = pathViews(path, measured?.counts);
     return {
       session: { id: session.id, title: session.title, ...(session.log.readOnly ? { readOnly: true } : {}) },
       ...(budget ? { budget } : {}),
       ...(pending ? { proposal: this.view(pending) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
-      history: toHistoryView(path, measured?.counts),
-      turns: [...turns],
-      ...(turns.omitted > 0 ? { turnsOmitted: turns.omitted } : {}),
-      canUndoDrop: latestDrop(path) !== undefined,
+      history: views.history,
+      turns: views.turns,
+      ...(views.turnsOmitted > 0 ? { turnsOmitted: views.turnsOmitted } : {}),
+      canUndoDrop: views.canUndoDrop,
       ...(this.drop && this.drop.session === session && this.drop.preview.leafId === session.log.leafId ? { dropPreview: toDropPreviewView(this.drop.id, this.drop.preview) } : {}),
-      usage: this.usageWithPremium(toUsageView(path)),
+      usage: this.usageWithPremium(views.usage),
       ...(notice ? { notice } : {}),
     };
   }
