@@ -2,7 +2,8 @@
 import type { CountingDeps } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { droppedEntryIds } from '../context/contextMarkers';
-import { contextTurns, describeDropped, wholeExchanges, type DropTarget } from '../context/contextDrops';
+import { describeDropped, wholeExchanges, type DropTarget } from '../context/contextDrops';
+import { contextTurns } from '../context/contextTurns';
 import type { DropEntry, SessionEntry } from '../session/entries';
 import { newEntryId } from '../session/newEntry';
 import type { SessionLog } from '../session/sessionLog';

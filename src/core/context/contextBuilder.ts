@@ -193,6 +193,45 @@ export function restoredEntryIds(path: readonly SessionEntry[]): Set<string> {
 }
 
 /**
+ * The context of a path before what the person dropped is taken out (`dropped` names it): contextParts sends it less
+ * the dropped, and contextTurns (contextTurns.ts) numbers its turns with the dropped ones marked. The one place that
+ * decides what a drop undo brought back (`restoredIds`) and which request is carried (`carried`).
+ */
+export interface ContextSpan {
+  compaction: CompactionEntry | null;
+  /** Everything the latest compaction summarized away (before its cut), in path order. */
+  summarized: SessionEntry[];
+  /** Summarized messages re-sent verbatim after the summary (pinned exchanges, what a drop undo brought back), in path order. */
+  resent: MessageEntry[];
+  /** Of `resent`: what a drop undo brought back (no summary covers it; the next compaction summarizes it). */
+  restoredIds: ReadonlySet<string>;
+  /** The request the latest compaction carries verbatim after its summary (dropped or not; sent once even when re-sent). */
+  carried: UserEntry | undefined;
+  /** Messages kept verbatim after the cut and everything since, in path order (dropped or not). */
+  kept: MessageEntry[];
+  dropped: ReadonlySet<string>;
+}
+
+export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
+  const { compaction, summarized, kept } = splitAtLatestCompaction(path);
+  const summarizedMessages = summarized.filter(isMessageEntry);
+  const restoredIds = compaction ? restoredEntryIds(path) : new Set<string>();
+  const pinned = wholeExchangesOf(summarizedMessages, pinnedEntryIds(path));
+  const resentIds = new Set([...pinned.map((entry) => entry.id), ...restoredIds]);
+  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
+  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
+  return {
+    compaction,
+    summarized,
+    resent: summarizedMessages.filter((entry) => resentIds.has(entry.id)),
+    restoredIds,
+    carried: carriedRequest(path),
+    kept: kept.filter(isMessageEntry),
+    dropped: droppedEntryIds(path),
+  };
+}
+
+/**
  * What the model sees of a path, part by part: the one definition every consumer reads (the builder that sends it,
  * the cut plan, the summarizer's input, a hand-off, /drop).
  */
@@ -210,26 +249,19 @@ export interface ContextParts {
   kept: MessageEntry[];
 }
 
-/** The parts of the context a path sends; what the person dropped stays out of every part, pinned or not. */
+/** The parts of the context a path sends: its span less what the person dropped, pinned or not. */
 export function contextParts(path: readonly SessionEntry[]): ContextParts {
-  const { compaction, summarized, kept } = splitAtLatestCompaction(path);
-  const dropped = droppedEntryIds(path);
-  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
-  const summarizedMessages = summarized.filter(isMessageEntry);
-  const restoredIds = compaction ? restoredEntryIds(path) : new Set<string>();
-  const pinned = wholeExchangesOf(summarizedMessages, pinnedEntryIds(path));
-  const resentIds = new Set([...pinned.map((entry) => entry.id), ...restoredIds]);
-  const resent = summarizedMessages.filter((entry) => resentIds.has(entry.id) && sent(entry));
-  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
-  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
-  const request = carriedRequest(path);
+  const span = contextSpan(path);
+  const sent = (entry: MessageEntry): boolean => !span.dropped.has(entry.id);
+  const resent = span.resent.filter(sent);
+  const carried = span.carried;
   return {
-    compaction,
-    summarized,
+    compaction: span.compaction,
+    summarized: span.summarized,
     resent,
-    restored: resent.filter((entry) => restoredIds.has(entry.id)),
-    carried: request && sent(request) && !resentIds.has(request.id) ? request : undefined,
-    kept: kept.filter(isMessageEntry).filter(sent),
+    restored: resent.filter((entry) => span.restoredIds.has(entry.id)),
+    carried: carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined,
+    kept: span.kept.filter(sent),
   };
 }
 
