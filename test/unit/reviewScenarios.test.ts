@@ -8,6 +8,7 @@ import { SessionEngine } from '../../src/core/agent/sessionEngine';
 import type { FlowSession } from '../../src/core/agent/sessionFlows';
 import { measureContext, type CountingDeps } from '../../src/core/budget/meter';
 import type { CompactionProposal, SummarizeFn, SummarizeRequest } from '../../src/core/compaction/compaction';
+import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { REQUIRED_HEADINGS } from '../../src/core/compaction/summaryPrompt';
 import { buildContext } from '../../src/core/context/contextBuilder';
 import type { CompactionEntry } from '../../src/core/session/entries';
@@ -189,5 +190,33 @@ describe('the person declines to stop a running request', () => {
     const applied = await approveReview(session, review.id, { summary: review.proposal.summary, edited: false }, { deps: deps(16_000), confirmStop: () => Promise.reject(new Error('nothing runs')) });
     expect(applied !== 'answered' && applied?.entry.firstKeptEntryId).toBe(review.proposal.firstKeptEntryId);
     expect(engine.review).toBeUndefined();
+  });
+});
+
+describe('pins changed while a summary waits for review', () => {
+  it('the applied summary names the pins re-sent after it then, not those of the proposal', async () => {
+    await history(14, 0);
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
+    const [early, later] = [results[0]!, results[1]!];
+    await fixture.session.log.append({ type: 'pin', targetId: early.id, pinned: true });
+    const engine = new SessionEngine<CompactionProposal>();
+    const session: FlowSession = { log: fixture.session.log, engine };
+    const summaryModel = scriptedModel(Array.from({ length: 8 }, () => ({ text: REQUIRED_HEADINGS.map((heading) => `${heading}\n${heading === '## Next steps' ? '- go on' : 'The routers were read.'}`).join('\n\n') })));
+    const summarize = modelSummarizer({ model: summaryModel, counter: fixture.session.counter, summaryWindow: 16_000, path: () => fixture.session.log.path() });
+    const review = await proposeForReview(session, { ...deps(16_000), summarize, signal: new AbortController().signal, auto: false, modelId: 'gpt-4o', replacedBecause: 'replaced' });
+    if (!review) throw new Error('nothing proposed');
+    const named = (id: string): string => `kept verbatim after this summary: [read_file result] ${(fixture.session.log.tree.get(id) as { content: string }).content.split('\n')[0]}`;
+    expect(review.proposal.summary).toContain(named(early.id));
+    // While the person reads the proposal, they unpin the early output and pin a later one.
+    await fixture.session.log.append({ type: 'pin', targetId: early.id, pinned: false });
+    await fixture.session.log.append({ type: 'pin', targetId: later.id, pinned: true });
+    const applied = await approveReview(session, review.id, { summary: review.proposal.summary, edited: false }, { deps: deps(16_000), confirmStop: () => Promise.reject(new Error('nothing runs')) });
+    if (!applied || applied === 'answered') throw new Error('not applied');
+    expect(applied.entry.summary).not.toContain(named(early.id));
+    expect(applied.entry.summary).toContain(named(later.id));
+    const sent = buildContext(fixture.session.log.path()).items.map((item) => item.entryId);
+    expect(sent).toContain(later.id);
+    expect(sent).not.toContain(early.id);
+    expect(measureContext(fixture.session.log.path(), deps(16_000)).budget.used).toBe(applied.entry.tokensAfter);
   });
 });
