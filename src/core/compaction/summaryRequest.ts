@@ -69,6 +69,7 @@ const MAX_ROUNDS = 24;
 interface Limits {
   take: number;
   most: number;
+  fixed: boolean;
   transcript: number;
   request: number;
   previous: number;
@@ -97,10 +98,12 @@ function partsAt(draft: RequestDraft, limits: Limits, count: (text: string) => n
  */
 export function fitSummaryRequest(draft: RequestDraft, options: FitOptions): FittedRequest {
   const count = (text: string): number => options.counter.countText(text);
-  const blockTokens = draft.blocks.map((block) => count(block) + 2);
-  const fixedTake = options.take !== undefined;
-  const first = fixedTake ? (options.take ?? 0) : Math.min(1, draft.blocks.length);
-  const limits: Limits = { take: first, most: fixedTake ? first : draft.blocks.length, transcript: Number.POSITIVE_INFINITY, request: Number.POSITIVE_INFINITY, previous: Number.POSITIVE_INFINITY, dropped: draft.dropped.length };
+  // Blocks are counted when the request considers them (a long history is not counted again for every part).
+  const counted: number[] = [];
+  const blockTokens = (at: number): number => (counted[at] ??= count(draft.blocks[at] ?? '') + 2);
+  const fixed = options.take !== undefined;
+  const first = options.take ?? Math.min(1, draft.blocks.length);
+  const limits: Limits = { take: first, most: fixed ? first : draft.blocks.length, fixed, transcript: Number.POSITIVE_INFINITY, request: Number.POSITIVE_INFINITY, previous: Number.POSITIVE_INFINITY, dropped: draft.dropped.length };
   let reserve = options.reserve ?? 0;
   const tail = options.tail ?? [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -111,7 +114,7 @@ export function fitSummaryRequest(draft: RequestDraft, options: FitOptions): Fit
     if (free >= 0) {
       // Room left: the next blocks that fit go along (counted one by one; the next request takes the rest).
       let more = 0;
-      for (let spare = free, at = limits.take; limits.transcript === Number.POSITIVE_INFINITY && at < limits.most && (blockTokens[at] ?? 0) <= spare; at++, more++) spare -= blockTokens[at] ?? 0;
+      for (let spare = free, at = limits.take; limits.transcript === Number.POSITIVE_INFINITY && at < limits.most && blockTokens(at) <= spare; at++, more++) spare -= blockTokens(at);
       if (more === 0) return { messages, taken: limits.take, parts };
       limits.take += more;
       continue;
@@ -125,7 +128,7 @@ export function fitSummaryRequest(draft: RequestDraft, options: FitOptions): Fit
 }
 
 /** One round's shrink before the reserve is given up: parts above their share, blocks, the one block. False when none can. */
-function shrink(draft: RequestDraft, parts: RequestParts, limits: Limits, excess: number, room: number, blockTokens: readonly number[], count: (text: string) => number, maxOutput: number): boolean {
+function shrink(draft: RequestDraft, parts: RequestParts, limits: Limits, excess: number, room: number, blockTokens: (at: number) => number, count: (text: string) => number, maxOutput: number): boolean {
   const tokens = (text: string | null): number => (text === null ? 0 : count(text));
   const droppedTokens = parts.dropped.reduce((sum, line) => sum + count(line) + 2, 0);
   if (limits.dropped > 0 && droppedTokens > room * SHARES.dropped) {
@@ -143,9 +146,10 @@ function shrink(draft: RequestDraft, parts: RequestParts, limits: Limits, excess
     limits.previous = Math.max(previousShare, previous - excess);
     return true;
   }
-  if (limits.take > 1 && limits.most > 1) {
+  // A retry's blocks are those its first request sent (its answer covers them): those are shortened, never left out.
+  if (limits.take > 1 && !limits.fixed) {
     let freed = 0;
-    while (limits.take > 1 && freed < excess) freed += blockTokens[--limits.take] ?? 0;
+    while (limits.take > 1 && freed < excess) freed += blockTokens(--limits.take);
     limits.most = limits.take;
     return true;
   }
