@@ -2,6 +2,7 @@
 // figures a proposal shows, the pins its appendix names, and the least any compaction could leave.
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
+import { thresholdsFor } from '../budget/thresholds';
 import { buildContext, contextParts } from '../context/contextBuilder';
 import { pinnedEntryIds } from '../context/contextMarkers';
 import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
@@ -92,7 +93,7 @@ export function pinsAfter(path: readonly SessionEntry[], cut: Cut): MessageEntry
 export function withPinsNow(summary: string, named: readonly string[], pins: readonly MessageEntry[], deps: CountingDeps): string {
   const now = pins.map((entry) => entry.id);
   if (now.length === named.length && now.every((id, at) => id === named[at])) return summary;
-  return withPinnedSection(summary, pins.map(pinnedReference), pinnedBudget(measureContext([], deps).thresholds.summaryTokens));
+  return withPinnedSection(summary, pins.map(pinnedReference), pinnedBudget(thresholdsFor(deps.contextWindow, deps.settings).summaryTokens));
 }
 
 /**
