@@ -72,8 +72,9 @@ export interface AgentOptions {
   /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
   commandSnapshots?: CommandSnapshots;
   /**
-   * Asked once per request, after the first reply, while the window is unknown (a model the server loaded for that
-   * request, a deployment whose model the reply names): the window now known, used from the next call on.
+   * Asked once per request, after the first reply, when given: the window is unknown (a model the server loaded for
+   * that request, a deployment whose model the reply names) or was read before the model was loaded. The window now
+   * known, used from the next call on (a known one only when smaller).
    */
   windowAfterReply?: (done: DoneEvent) => Promise<number | undefined>;
 }
@@ -251,12 +252,15 @@ function* noteTruncation(options: AgentOptions, state: LoopState, kept: number, 
   };
 }
 
-/** While the window is unknown, the first reply may show it (the server loaded the model for it): asked once per request. */
+/**
+ * While the window is unknown, or was read before the server loaded the model, the first reply may show it (the
+ * server loaded the model for it): asked once per request. A known window is only ever lowered by it.
+ */
 async function learnWindowAfterReply(options: AgentOptions, state: LoopState, done: DoneEvent): Promise<void> {
-  if (state.deps.windowKnown !== false || state.askedWindow || !options.windowAfterReply) return;
+  if (state.askedWindow || !options.windowAfterReply) return;
   state.askedWindow = true;
   const window = boundedWindow(await options.windowAfterReply(done).catch(() => undefined));
-  if (window === undefined) return;
+  if (window === undefined || (state.deps.windowKnown !== false && window >= state.deps.contextWindow)) return;
   state.deps.contextWindow = window;
   state.deps.windowKnown = true;
 }

@@ -2,7 +2,24 @@
 import type { ImageInputMode } from '../context/userImages';
 
 export type ReviewMode = 'always' | 'manual' | 'never';
-export type EndpointFlavor = 'auto' | 'openai' | 'azure' | 'openrouter' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'litellm' | 'tgi';
+export type EndpointFlavor =
+  | 'auto'
+  | 'openai'
+  | 'azure'
+  | 'openrouter'
+  | 'together'
+  | 'groq'
+  | 'mistral'
+  | 'vllm'
+  | 'sglang'
+  | 'llamacpp'
+  | 'lmstudio'
+  | 'ollama'
+  | 'litellm'
+  | 'tgi'
+  | 'koboldcpp'
+  | 'localai'
+  | 'textgen';
 export type MaxTokensParameter = 'auto' | 'max_tokens' | 'max_completion_tokens';
 export type SystemRole = 'auto' | 'system' | 'developer';
 
@@ -108,7 +125,7 @@ export const SETTING_SPECS = {
   'endpoint.flavor': {
     kind: 'enum',
     default: 'auto',
-    values: ['auto', 'openai', 'azure', 'openrouter', 'vllm', 'llamacpp', 'lmstudio', 'ollama', 'litellm', 'tgi'],
+    values: ['auto', 'openai', 'azure', 'openrouter', 'together', 'groq', 'mistral', 'vllm', 'sglang', 'llamacpp', 'lmstudio', 'ollama', 'litellm', 'tgi', 'koboldcpp', 'localai', 'textgen'],
   },
   'endpoint.maxTokensParameter': { kind: 'enum', default: 'auto', values: ['auto', 'max_tokens', 'max_completion_tokens'] },
   'endpoint.systemRole': { kind: 'enum', default: 'auto', values: ['auto', 'system', 'developer'] },
