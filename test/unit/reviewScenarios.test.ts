@@ -1,5 +1,6 @@
 // A person reviews a compaction the agent loop proposed: Regenerate then Apply applies exactly what the panel showed,
 // nothing of the conversation is lost or sent twice, and declining to stop a request keeps the proposal.
+import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/agent/agentEvents';
 import { runAgent } from '../../src/core/agent/agentLoop';
@@ -7,12 +8,15 @@ import { approveReview, proposeForReview, regenerateReview } from '../../src/cor
 import { SessionEngine } from '../../src/core/agent/sessionEngine';
 import type { FlowSession } from '../../src/core/agent/sessionFlows';
 import { measureContext, type CountingDeps } from '../../src/core/budget/meter';
+import { applyProposal } from '../../src/core/compaction/applyProposal';
 import type { CompactionProposal, SummarizeFn, SummarizeRequest } from '../../src/core/compaction/compaction';
+import { proposeHandoff } from '../../src/core/compaction/handoff';
 import { modelSummarizer } from '../../src/core/compaction/summarizer';
 import { REQUIRED_HEADINGS } from '../../src/core/compaction/summaryPrompt';
 import { buildContext } from '../../src/core/context/contextBuilder';
 import type { CompactionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
+import { SessionLog } from '../../src/core/session/sessionLog';
 import { defaultSettings, type Settings } from '../../src/core/settings/settings';
 import { collect, scriptedModel } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
@@ -218,5 +222,39 @@ describe('pins changed while a summary waits for review', () => {
     expect(sent).toContain(later.id);
     expect(sent).not.toContain(early.id);
     expect(measureContext(fixture.session.log.path(), deps(16_000)).budget.used).toBe(applied.entry.tokensAfter);
+  });
+});
+
+describe('a hand-off regenerated while /handoff waits', () => {
+  it('starts the new session from the regenerated summary, through the same apply path', async () => {
+    await history(6, 0);
+    const engine = new SessionEngine<CompactionProposal>();
+    const session: FlowSession = { log: fixture.session.log, engine };
+    const run = await engine.beginRequest();
+    const first = await proposeHandoff(fixture.session.log, { ...deps(32_000), summarize: tagged('v1', []), signal: run.signal });
+    if (!first) throw new Error('nothing to hand off');
+    // /handoff waits for the review; the person regenerates it with instructions and applies what the panel shows.
+    const { review, decision } = engine.awaitReview(first, 'gpt-4o', run.signal, 'replaced');
+    const revised = await regenerateReview(session, review.id, { deps: deps(32_000), summarize: tagged('v2', []), instructions: 'Keep the error codes.', signal: new AbortController().signal });
+    expect(await approveReview(session, revised!.id, { summary: revised!.proposal.summary, edited: false }, { deps: deps(32_000), confirmStop: () => Promise.reject(new Error('the request waits')) })).toBe('answered');
+    const approved = await decision;
+    if (approved.action !== 'apply') throw new Error('not approved');
+    expect(approved.proposal).toBe(revised!.proposal);
+    let created: SessionLog | undefined;
+    const started = await applyProposal(fixture.session.log, approved.proposal, approved, {
+      deps: deps(32_000),
+      auto: false,
+      handoff: {
+        source: { sessionId: fixture.session.log.header.id, leafId: fixture.session.log.leafId, title: 'Routers' },
+        create: async (from) => (created = await SessionLog.create(nodePath.join(fixture.session.dir, 'handoff.jsonl'), { title: 'Routers (hand-off)', handoffFrom: from }, { lock: false })),
+      },
+    });
+    run.end();
+    try {
+      expect(started.entry).toMatchObject({ summary: revised!.proposal.summary, instructions: 'Keep the error codes.', files: { read: ['v2.ts'], modified: [] } });
+      expect(created?.path()[0]?.id).toBe(started.entry.id);
+    } finally {
+      await created?.close();
+    }
   });
 });
