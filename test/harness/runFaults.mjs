@@ -139,6 +139,13 @@ const FAMILIES = [
     limitSeconds: 180,
   },
   {
+    name: 'hostile replies',
+    script: 'hostileReplies',
+    children: [],
+    needs: ['src/core/agent/toolStep.ts', 'src/core/tools/delegateTool.ts', 'src/core/llm/streamAssembler.ts'],
+    limitSeconds: 120,
+  },
+  {
     name: 'small hostile',
     script: 'smallHostile',
     children: [],

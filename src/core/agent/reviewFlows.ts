@@ -39,12 +39,15 @@ export async function proposeForReview(session: FlowSession, request: ReviewRequ
   return session.engine.offerReview(proposal, request.auto, request.modelId, request.replacedBecause);
 }
 
+/** What a compaction asked for by name came to: waiting for review, or applied at once (review mode "never"). */
+export type Compacted = { review: Review } | { applied: Applied };
+
 /**
  * A compaction asked for by name (/compact, Compact Now): proposed for review, or, in review mode "never" with a summary
  * that passed validation, applied at once through the one apply path. Null when there is nothing to compact. Run it
  * with the session held.
  */
-export async function compactByName(session: FlowSession, request: Omit<ReviewRequest, 'auto'> & { whileApplying?: WhileBusy; whileSummarizing?: WhileBusy }): Promise<{ review: Review } | { applied: Applied } | null> {
+export async function compactByName(session: FlowSession, request: Omit<ReviewRequest, 'auto'> & { whileApplying?: WhileBusy; whileSummarizing?: WhileBusy }): Promise<Compacted | null> {
   const review = await (request.whileSummarizing ?? direct)(() => proposeForReview(session, { ...request, auto: false }));
   if (!review) return null;
   if (request.settings.compaction.review !== 'never' || review.proposal.needsReview) return { review };

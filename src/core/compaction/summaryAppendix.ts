@@ -1,4 +1,5 @@
 // Compaction, stage 2a: what code appends to a summary (the file ledger, the user's requests, pins, drops), never the model.
+import { omittedFrom, type BoundedList } from '../session/boundedList';
 import type { FileLedger, MessageEntry } from '../session/entries';
 import { entryBlock } from './summaryTranscript';
 
@@ -64,8 +65,8 @@ export interface AppendixInput {
   earlierRequests?: readonly string[];
   /** One-line references to pinned messages (their text is re-sent verbatim by the context builder). */
   pinned: readonly string[];
-  /** Parts the person dropped from the context on purpose, one line each (named, never repeated). */
-  dropped?: readonly string[];
+  /** Parts the person dropped from the context on purpose, one line each (named, never repeated); a bounded list counts the earlier ones it left out. */
+  dropped?: readonly string[] | BoundedList<string>;
   /** Most characters the whole appendix may take; every list line and separator counts. Unbounded when absent. */
   maxChars?: number;
 }
@@ -85,8 +86,11 @@ function cut(text: string, limit: number): string {
   return `${text.slice(0, keep)}… [${text.length - keep} more characters]`;
 }
 
-/** Lines that fit `budget` characters (each with its newline), in order; what did not fit is counted on a last line. */
-function cappedLines(items: readonly string[], budget: number, format: (item: string, index: number) => string, newestFirst: boolean, what: string): string {
+/**
+ * Lines that fit `budget` characters (each with its newline), in order; what did not fit, and the `omitted` items a
+ * bounded list already left out, is counted on a last line.
+ */
+function cappedLines(items: readonly string[], budget: number, format: (item: string, index: number) => string, newestFirst: boolean, what: string, omitted = 0): string {
   const chosen: string[] = [];
   let size = 0;
   const order = newestFirst ? [...items.keys()].reverse() : [...items.keys()];
@@ -101,6 +105,7 @@ function cappedLines(items: readonly string[], budget: number, format: (item: st
     size += line.length + 1;
   }
   if (newestFirst) chosen.reverse();
+  left += omitted;
   if (left > 0) {
     const note = `- (${left} ${newestFirst ? 'earlier ' : ''}${what}${left === 1 ? '' : 's'} not listed)`;
     if (newestFirst) chosen.unshift(note);
@@ -137,7 +142,8 @@ export function summaryAppendix(input: AppendixInput): string {
   if (input.pinned.length > 0) sections.push(pinnedSection(input.pinned, share('pinned')));
   if (dropped.length > 0) {
     const budget = Math.max(200, Math.floor(max * DROPPED_SHARE));
-    sections.push(`${DROPPED_HEADING}\nLeft out of the context by the user, not by mistake; not to be redone or relied on:\n${cappedLines(dropped, budget, bullet, true, 'dropped part')}`);
+    const earlier = omittedFrom(dropped);
+    sections.push(`${DROPPED_HEADING}\nLeft out of the context by the user, not by mistake; not to be redone or relied on:\n${cappedLines(dropped, budget, bullet, true, 'dropped part', earlier)}`);
   }
   return sections.join('\n\n');
 }

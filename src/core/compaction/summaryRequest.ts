@@ -1,6 +1,7 @@
 // Compaction, stage 2b: one summary request built, measured with the real counter and shrunk in one step, until it fits the summarizing model's window.
 import { measureRequest } from '../budget/meter';
 import type { ChatMessage } from '../context/chatMessage';
+import { omittedFrom } from '../session/boundedList';
 import type { TokenCounter } from '../tokens/tokenCounter';
 import { fitTokens } from './summaryTranscript';
 
@@ -12,7 +13,7 @@ export interface RequestDraft {
   previous: string | null;
   /** The request the conversation ends in, verbatim (it is carried or named anyway: its middle may go). */
   request: string | null;
-  /** Parts the person dropped, one line each, oldest first (the newest are listed when not all fit). */
+  /** Parts the person dropped, one line each, oldest first (the newest are listed when not all fit); a bounded list counts the earlier ones it left out. */
   dropped: readonly string[];
 }
 
@@ -78,7 +79,7 @@ interface Limits {
 
 function partsAt(draft: RequestDraft, limits: Limits, count: (text: string) => number): RequestParts {
   const listed = draft.dropped.slice(draft.dropped.length - limits.dropped);
-  const left = draft.dropped.length - listed.length;
+  const left = draft.dropped.length - listed.length + omittedFrom(draft.dropped);
   const cut = (text: string | null, limit: number): string | null => (text === null || limit === Number.POSITIVE_INFINITY ? text : fitTokens(text, limit, count));
   return {
     transcript: cut(draft.blocks.slice(0, limits.take).join('\n\n'), limits.transcript) ?? '',

@@ -1,4 +1,5 @@
 // What a person can drop from the context (the turns of contextTurns.ts and their tool steps, each a whole set of tool exchanges), and how drops are named.
+import { boundList, type BoundedList } from '../session/boundedList';
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { stepsOf, type ContextTurn } from './contextTurns';
@@ -85,13 +86,17 @@ function describeEntries(entries: readonly MessageEntry[]): string {
   return tools.length > 0 ? `a ${tools.join(', ')} step (${messages})` : messages;
 }
 
+/** Most dropped parts a summary request or appendix is handed (the newest), and the most characters they take. */
+export const DROPPED_PARTS_LIMIT = { maxItems: 200, maxChars: 12_000 } as const;
+
 /**
  * What was dropped on purpose among the path's entries up to `end` (an index), one line each, in words that
- * stay true after turns are renumbered: what later summaries say was left out by the person. One pass over the
- * path, then each drop costs its own ids (describing each drop by a filter of the whole path took 5–14 s at
- * 8,000 drops).
+ * stay true after turns are renumbered: what later summaries say was left out by the person. The newest parts
+ * within DROPPED_PARTS_LIMIT, with the count of earlier ones (8,000 drops made a 240k-character list). One pass
+ * over the path, then each drop costs its own ids (describing each drop by a filter of the whole path took
+ * 5–14 s at 8,000 drops), and only the parts kept are described.
  */
-export function droppedParts(path: readonly SessionEntry[], end: number): string[] {
+export function droppedParts(path: readonly SessionEntry[], end: number, limit: { maxItems: number; maxChars: number } = DROPPED_PARTS_LIMIT): BoundedList<string> {
   /** Per id a drop names: whether it is dropped now (the last drop or undo wins), its last position, and where it stands as a message. */
   const named = new Map<string, { dropped: boolean; last: number; positions: number[]; seen: number }>();
   for (const entry of path) {
@@ -108,7 +113,7 @@ export function droppedParts(path: readonly SessionEntry[], end: number): string
     known.last = at;
     if (isMessageEntry(entry)) known.positions.push(at);
   });
-  const parts: string[] = [];
+  const parts: number[][] = [];
   path.forEach((entry, at) => {
     if (entry.type !== 'drop' || !entry.dropped) return;
     const positions: number[] = [];
@@ -120,9 +125,11 @@ export function droppedParts(path: readonly SessionEntry[], end: number): string
       positions.push(...known.positions);
     }
     if (positions.length === 0 && !entry.entryIds.some((id) => isStill(named.get(id), end))) return;
-    parts.push(describeEntries(positions.sort((a, b) => a - b).map((position) => path[position] as MessageEntry)));
+    parts.push(positions.sort((a, b) => a - b));
   });
-  return parts;
+  const describe = (positions: readonly number[]): string => describeEntries(positions.map((position) => path[position] as MessageEntry));
+  const kept = boundList(parts, { ...limit, keep: 'last', size: (positions) => describe(positions).length });
+  return Object.assign(kept.map(describe), { omitted: kept.omitted });
 }
 
 function isStill(known: { dropped: boolean; last: number } | undefined, end: number): boolean {

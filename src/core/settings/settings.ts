@@ -165,28 +165,6 @@ export const SETTING_SPECS = {
 
 export type SettingKey = keyof typeof SETTING_SPECS;
 
-/**
- * Settings a cloned repository must not control: where the code and the API key are sent, and what runs
- * without asking. Declared with application scope, and read from user settings only (workspace values
- * are ignored with a warning, also in Restricted Mode).
- */
-export const USER_ONLY_SETTINGS: readonly SettingKey[] = [
-  'endpoint.baseUrl',
-  'endpoint.model',
-  'endpoint.headers',
-  'endpoint.flavor',
-  'endpoint.maxTokensParameter',
-  'endpoint.systemRole',
-  'endpoint.timeoutSeconds',
-  'endpoint.maxRetries',
-  'endpoint.imageInput',
-  'tools.requireConfirmation',
-  'tools.includeVsCodeTools',
-  'tools.snapshotStoreMaxMegabytes',
-  'tools.delegateMaxPerReply',
-  'tools.delegateMaxPerRequest',
-];
-
 /** A value that was rejected, and what is used instead. */
 export interface SettingWarning {
   key: string;

@@ -39,6 +39,8 @@ import type { RestoredBranchQuestions } from './restoredBranchQuestion';
 
 /** Models reject requests with too many tools; VS Code may offer dozens (MCP servers), so cap them. */
 const MAX_EXTERNAL_TOOLS = 64;
+/** Per session, the tool selection its replies last said was partial ("chosen/offered/limit"), so it is said once. */
+const toolsNoteShown = new WeakMap<AgentSession, string>();
 
 export interface AgentRunInput {
   session: AgentSession;
@@ -122,6 +124,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const premiumNote = premiumRequestWarning(session.id, bound.stream);
   if (premiumNote) stream.markdown(noteMarkdown(premiumNote));
   const tally = new PremiumRequestTally([bound.stream, bound.summaryStream]);
+  let toolsNote: string | undefined;
   try {
     const counter = await session.ensureCounter();
     const registry = new ToolRegistry();
@@ -153,8 +156,11 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
         settings: configuration.settings,
       });
       for (const tool of selection.chosen) registry.addExternal(tool);
-      if (selection.dropped.length > 0) {
-        stream.markdown(`*${vscode.l10n.t("Offered {0} of {1} VS Code tools: all of them would take more than a quarter of this model's {2}-token prompt budget (compactionAgent.tools.includeVsCodeTools).", selection.chosen.length, optional.length, formatTokens(selection.limit * 4))}*\n\n`);
+      // Said after the answer, once per session and selection: the first line of a reply is what the person asked for.
+      const left = `${selection.chosen.length}/${optional.length}/${selection.limit}`;
+      if (selection.dropped.length > 0 && toolsNoteShown.get(session) !== left) {
+        toolsNoteShown.set(session, left);
+        toolsNote = vscode.l10n.t("Not every VS Code tool was offered to the model: {0} of {1}, since all of them would take more than a quarter of this model's {2}-token prompt budget. Set compactionAgent.tools.includeVsCodeTools to false to offer none.", selection.chosen.length, optional.length, formatTokens(selection.limit * 4));
       }
     }
     const confirm = input.confirm;
@@ -209,6 +215,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     }
     reasoning.flush();
     footer.render(stream);
+    if (toolsNote) stream.markdown(markdownWithText('\n\n*', toolsNote, '*\n'));
     const requests = tally.footer();
     if (requests) stream.markdown(markdownWithText('\n\n*', `${requests}.`, '*\n'));
   } finally {

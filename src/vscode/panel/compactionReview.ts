@@ -1,7 +1,7 @@
 // The panel's backend: what the panel shows (state, notices, drop preview) and its actions, each handed to the core's flows.
 import * as vscode from 'vscode';
 import type { ReviewDecision } from '../../core/agent/agentEvents';
-import { approveReview, cancelReview, compactByName, regenerateReview } from '../../core/agent/reviewFlows';
+import { approveReview, cancelReview, compactByName, regenerateReview, type Compacted } from '../../core/agent/reviewFlows';
 import type { Approval } from '../../core/compaction/applyProposal';
 import type { CompactionProposal, SummarizeFn } from '../../core/compaction/compaction';
 import { proposeHandoff } from '../../core/compaction/handoff';
@@ -35,8 +35,6 @@ const compactedText = (entry: CompactionEntry): string =>
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
 
-/** What a compaction asked for by name came to: waiting for review, applied at once (review "never"), or nothing to do. */
-export type Compacted = Exclude<Awaited<ReturnType<typeof compactByName>>, null> | undefined;
 
 export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -71,13 +69,15 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
     const dropPreview = this.drops.viewFor(session);
+    const turns = toTurnViews(contextTurns(path));
     return {
-      session: { id: session.id, title: session.title },
+      session: { id: session.id, title: session.title, ...(session.log.readOnly ? { readOnly: true } : {}) },
       ...(budget ? { budget } : {}),
       ...(review ? { proposal: this.view(session, review) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
       history: toHistoryView(path, measured?.counts),
-      turns: toTurnViews(contextTurns(path)),
+      turns: [...turns],
+      ...(turns.omitted > 0 ? { turnsOmitted: turns.omitted } : {}),
       canUndoDrop: latestDrop(path) !== undefined,
       ...(dropPreview ? { dropPreview } : {}),
       usage: this.usageWithPremium(toUsageView(path)),
@@ -130,9 +130,9 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
    * waits for a review is answered by this newer proposal without asking. Review mode "never" applies a summary that
    * passed validation at once; else it waits for review.
    */
-  async compact(session: AgentSession, instructions: string, signal?: AbortSignal): Promise<Compacted> {
+  async compact(session: AgentSession, instructions: string, signal?: AbortSignal): Promise<Compacted | undefined> {
     const given = instructions.trim() || undefined;
-    const work = async (): Promise<Compacted> => {
+    const work = async (): Promise<Compacted | undefined> => {
       const { summarize, modelId, deps } = await this.summarizing(session);
       const stop = signal ?? new AbortController().signal;
       const done = await compactByName(session, { ...deps, summarize, signal: stop, ...(given ? { instructions: given } : {}), modelId, replacedBecause: replaced(), whileSummarizing: (w) => this.whileBusy('summarizing', w), whileApplying: (w) => this.whileBusy('applying', w) });

@@ -16,6 +16,7 @@ import { TokenCounter } from '../../core/tokens/tokenCounter';
 import { ToolRegistry } from '../../core/tools/toolRegistry';
 import { toBudgetView } from '../../core/views/budgetView';
 import type { BudgetView } from '../../shared/panelViewModels';
+import { budgetLevel } from '../../shared/budgetFormat';
 import type { Configuration } from '../configuration';
 import { startingModel } from './startingModel';
 import type { ModelChoice } from '../endpoint/modelBinding';
@@ -170,7 +171,7 @@ export class AgentSession implements vscode.Disposable {
 
   budgetView(measured: MeasuredContext | undefined = this.measure()): BudgetView | undefined {
     if (!measured) return undefined;
-    return toBudgetView({
+    const view = toBudgetView({
       budget: measured.budget,
       path: measured.path,
       model: this.model.id,
@@ -178,6 +179,10 @@ export class AgentSession implements vscode.Disposable {
       ...(this.model.windowDetail ? { windowDetail: this.model.windowDetail } : {}),
       autoCompaction: this.configuration.settings.compaction.auto,
     });
+    // The status bar's level (same thresholds, same function), so the panel says it in words too.
+    const thresholds = this.configuration.settings.statusBar;
+    const level = budgetLevel(view.percent, thresholds, view.windowKnown);
+    return level === 'normal' ? view : { ...view, alert: { level, threshold: level === 'error' ? thresholds.errorPercent : thresholds.warningPercent } };
   }
 
   private loadCalibration(modelId: string): Calibration {

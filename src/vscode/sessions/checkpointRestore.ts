@@ -13,6 +13,7 @@ import type { AgentSession } from './agentSession';
 import { fileRoots } from '../tools/workspaceAccess';
 import { formatWhen } from '../../shared/budgetFormat';
 import { confirmStopRequest } from './stopRequestConfirmation';
+import { boundedPick } from '../boundedPick';
 
 export type RestoreMode = CheckpointMode;
 
@@ -185,7 +186,8 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
   if (points.length === 0) return vscode.l10n.t('No checkpoint yet: every request to @agent makes one.');
   let point = points.find((candidate) => candidate.entryId === entryId);
   if (!point) {
-    const picked = await vscode.window.showQuickPick(points.map(pointItem), { title: vscode.l10n.t('Restore Checkpoint'), placeHolder: vscode.l10n.t('Restore to before which request? (nothing is lost: the current state stays in the session)'), matchOnDetail: true });
+    const pick = boundedPick(points, vscode.l10n.t('Restore Checkpoint'));
+    const picked = await vscode.window.showQuickPick(pick.items.map(pointItem), { title: pick.title, placeHolder: vscode.l10n.t('Restore to before which request? (nothing is lost: the current state stays in the session)'), matchOnDetail: true });
     point = picked?.point;
   }
   if (!point) return undefined;
