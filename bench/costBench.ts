@@ -11,7 +11,8 @@ import { NeedIndex, pooledNeeds, scoreCompactions, type NeedSample, type Recover
 import { replayOurs, type ReplayOutcome } from './ourReplay';
 import { PEER_POLICIES } from './peerPolicies';
 import { replayPeer } from './peerReplay';
-import { SWEEP_LABELS } from './frontierSweep';
+import { COST_TIE, dominates, frontier, type FrontierPoint } from './frontier';
+import { SWEEP_LABELS, type SweepPoint } from './frontierSweep';
 import { frontierSvg } from './frontierSvg';
 import { CACHE_RULES, dollars, PrefixCache, PRICES } from './prefixCache';
 import { pooledShare, type RetentionSample } from './retention';
@@ -125,13 +126,6 @@ export interface CostRun {
   public?: CostRun;
 }
 
-/** One swept configuration of our settings. */
-export interface SweepPoint {
-  key: string;
-  label: string;
-  settings: (window: number) => Settings;
-}
-
 export interface CostReplayOptions {
   quick: boolean;
   /** Our settings at a window (default: defaultSettings(), whose 0s scale with the window). */
@@ -215,17 +209,6 @@ export function needRetention(bill: PolicyBill): number | null {
   return pooledNeeds(bill.needs).verbatim;
 }
 
-/** A point of the frontier: cost against availability, with the interval. */
-export interface FrontierPoint {
-  key: string;
-  label: string;
-  cost: number;
-  availability: number;
-  low: number;
-  high: number;
-  kind: 'ours' | 'sweep' | 'peer';
-}
-
 export function frontierPoints(run: CostRun, window: string): FrontierPoint[] {
   const point = (key: string, bill: PolicyBill, kind: FrontierPoint['kind'], label: string): FrontierPoint => {
     const share = availability(bill);
@@ -234,22 +217,6 @@ export function frontierPoints(run: CostRun, window: string): FrontierPoint[] {
   const policies = Object.entries(run.bills[window] ?? {}).map(([key, bill]) => point(key, bill, key === 'ours' ? 'ours' : 'peer', POLICY_LABELS[key] ?? key));
   const swept = Object.entries(run.sweep[window] ?? {}).map(([key, bill]) => point(key, bill, 'sweep', POLICY_LABELS[key] ?? key));
   return [...policies, ...swept];
-}
-
-/** Cost differences below this share count as ties: replays of one policy vary by a few tokens (fresh ids in read-back notes). */
-const COST_TIE = 0.005;
-
-/**
- * Whether `a` beats `b`: cheaper (beyond a tie) and better on availability beyond `b`'s 90 % interval (a's share above
- * b's upper bound). A point nothing beats is on the frontier.
- */
-export function dominates(a: FrontierPoint, b: FrontierPoint): boolean {
-  return a.cost < b.cost * (1 - COST_TIE) && a.availability > b.high;
-}
-
-/** The points no other point dominates, cheapest first. */
-export function frontier(points: readonly FrontierPoint[]): FrontierPoint[] {
-  return points.filter((p) => !points.some((q) => q !== p && dominates(q, p))).sort((a, b) => a.cost - b.cost);
 }
 
 const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);

@@ -1,5 +1,5 @@
 // Draws one window's frontier as an SVG: every policy and swept setting as cost against availability (with its 90 % interval), the frontier line, Claude Code as a band.
-import { frontier, type FrontierPoint } from './costBench';
+import { frontier, type FrontierPoint } from './frontier';
 
 const WIDTH = 760;
 const HEIGHT = 440;

@@ -138,14 +138,10 @@ async function compactNow(deps: CommandDeps): Promise<void> {
   const instructions = await vscode.window.showInputBox({ title: vscode.l10n.t('Compact Now'), prompt: vscode.l10n.t('Optional instructions: what the summary must keep (Enter to skip)') });
   if (instructions === undefined) return;
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Compaction Agent: summarizing older turns…') }, async () => {
-    const pending = await session.engine.exclusive('compacting', () => deps.review.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
-      replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.'),
-    });
-    if (!pending) return;
-    if (deps.configuration.settings.compaction.review === 'never' && !pending.review.proposal.needsReview) {
-      const entry = await deps.review.applyPending(pending, pending.review.proposal.summary, false);
-      void vscode.window.showInformationMessage(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
-    } else deps.showPanel();
+    const done = await deps.review.compact(session, instructions);
+    if (!done) return;
+    if ('applied' in done) void vscode.window.showInformationMessage(`Compacted: ${formatTokens(done.applied.entry.tokensBefore)} → ${formatTokens(done.applied.entry.tokensAfter)} tokens.`);
+    else deps.showPanel();
   });
 }
 

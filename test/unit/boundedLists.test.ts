@@ -1,8 +1,9 @@
 // Every list a view or a request shows is bounded by size, and says how many items it left out: 8,000 drops, turns, compactions, pins.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
-import { contextTurns, droppedParts, DROPPED_PARTS_LIMIT, type ContextTurn } from '../../src/core/context/contextDrops';
-import { DROPPED_HEADING } from '../../src/core/compaction/summaryPrompt';
+import { droppedParts, DROPPED_PARTS_LIMIT } from '../../src/core/context/contextDrops';
+import { contextTurns, type ContextTurn } from '../../src/core/context/contextTurns';
+import { DROPPED_HEADING } from '../../src/core/compaction/summaryAppendix';
 import { summarize, type Complete } from '../../src/core/compaction/summarizer';
 import { boundList } from '../../src/core/session/boundedList';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
@@ -71,7 +72,7 @@ describe('bounded lists', () => {
 
   it('/drop lists the newest turns and tool steps, and says how many earlier ones it left out', () => {
     const steps = (turn: number, count: number): ContextTurn['steps'] => Array.from({ length: count }, (_, n) => ({ number: `${turn}.${n + 1}`, entryIds: [`s${turn}-${n}`], tools: 'read_file', dropped: false }));
-    const turns: ContextTurn[] = Array.from({ length: 8_000 }, (_, index) => ({ number: index + 1, entryIds: [`u${index}`], request: `request number ${index + 1} about the parser`, steps: steps(index + 1, index === 7_999 ? 500 : 2), dropped: false }));
+    const turns: ContextTurn[] = Array.from({ length: 8_000 }, (_, index) => ({ number: index + 1, requestEntry: undefined, carried: false, restored: false, entries: [], entryIds: [`u${index}`], request: `request number ${index + 1} about the parser`, steps: steps(index + 1, index === 7_999 ? 500 : 2), dropped: false }));
     const listing = dropListing(turns);
     expect(listing.length).toBeLessThan(16_000);
     expect(listing).toContain('8000. request number 8000');

@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AvailabilityIndex, bootstrapShare, messageTokens } from '../../bench/availability';
-import { dominates, type FrontierPoint } from '../../bench/costBench';
+import { dominates, type FrontierPoint } from '../../bench/frontier';
 import { folderWorkloads, modelCalls } from '../../bench/costWorkloads';
 import { NeedIndex, type TraceItem } from '../../bench/needRetention';
 import { OPENCODE, PI } from '../../bench/peerPolicies';

@@ -145,6 +145,50 @@ export function restoredEntryIds(path: readonly SessionEntry[]): Set<string> {
 }
 
 /**
+ * The context of a path before what the person dropped is taken out (`dropped` names it): contextParts sends it less
+ * the dropped, and contextTurns (contextTurns.ts) numbers its turns with the dropped ones marked. The one place that
+ * decides what a drop undo brought back (`restoredIds`) and which request is carried (`carried`).
+ */
+export interface ContextSpan {
+  compaction: CompactionEntry | null;
+  /** Everything the latest compaction summarized away (before its cut), in path order. */
+  summarized: SessionEntry[];
+  /** Summarized messages re-sent verbatim after the summary (pinned exchanges, what a drop undo brought back), in path order. */
+  resent: MessageEntry[];
+  /** Of `resent`: what a drop undo brought back (no summary covers it; the next compaction summarizes it). */
+  restoredIds: ReadonlySet<string>;
+  /** The request the latest compaction carries verbatim after its summary (dropped or not; sent once even when re-sent). */
+  carried: UserEntry | undefined;
+  /** Messages kept verbatim after the cut and everything since, in path order (dropped or not). */
+  kept: MessageEntry[];
+  dropped: { has(id: string): boolean };
+}
+
+export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
+  const markers = pathMarkers(path);
+  const latest = markers.compaction;
+  const restored = latest ? markers.restored() : new Map<string, number>();
+  const kept: MessageEntry[] = [];
+  for (let index = latest ? latest.cut : 0; index < path.length; index++) {
+    const entry = path[index] as SessionEntry;
+    if (index !== latest?.index && isMessageEntry(entry)) kept.push(entry);
+  }
+  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
+  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
+  return {
+    compaction: latest?.entry ?? null,
+    get summarized(): SessionEntry[] {
+      return latest ? path.slice(0, latest.cut) : [];
+    },
+    resent: latest ? resentEntries(path, markers, latest, restored) : [],
+    restoredIds: new Set(restored.keys()),
+    carried: carriedBy(path, latest),
+    kept,
+    dropped: markers.dropped,
+  };
+}
+
+/**
  * What the model sees of a path, part by part: the one definition every consumer reads (the builder that sends it,
  * the cut plan, the summarizer's input, a hand-off, /drop).
  */
@@ -216,35 +260,19 @@ function resentEntries(path: readonly SessionEntry[], markers: PathMarkers, late
   return [...positions].sort((a, b) => a - b).map((at) => path[at] as MessageEntry);
 }
 
-/**
- * The parts of the context a path sends; what the person dropped stays out of every part, pinned or not. Costs what
- * the context holds (the entries since the latest cut, the pinned and restored ones): the markers are kept per session.
- */
+/** The parts of the context a path sends: its span less what the person dropped, pinned or not. */
 export function contextParts(path: readonly SessionEntry[]): ContextParts {
-  const markers = pathMarkers(path);
-  const latest = markers.compaction;
-  const sent = (entry: MessageEntry): boolean => !markers.isDropped(entry.id);
-  const restoredIds = latest ? markers.restored() : new Map<string, number>();
-  const resentAll = latest ? resentEntries(path, markers, latest, restoredIds) : [];
-  const resentIds = new Set([...resentAll.map((entry) => entry.id), ...restoredIds.keys()]);
-  const resent = resentAll.filter(sent);
-  const kept: MessageEntry[] = [];
-  for (let index = latest ? latest.cut : 0; index < path.length; index++) {
-    const entry = path[index] as SessionEntry;
-    if (index !== latest?.index && isMessageEntry(entry) && sent(entry)) kept.push(entry);
-  }
-  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
-  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
-  const request = carriedBy(path, latest);
+  const span = contextSpan(path);
+  const sent = (entry: MessageEntry): boolean => !span.dropped.has(entry.id);
+  const resent = span.resent.filter(sent);
+  const carried = span.carried;
   return {
-    compaction: latest?.entry ?? null,
-    get summarized(): SessionEntry[] {
-      return latest ? path.slice(0, latest.cut) : [];
-    },
+    compaction: span.compaction,
+    summarized: span.summarized,
     resent,
-    restored: resent.filter((entry) => restoredIds.has(entry.id)),
-    carried: request && sent(request) && !resentIds.has(request.id) ? request : undefined,
-    kept,
+    restored: resent.filter((entry) => span.restoredIds.has(entry.id)),
+    carried: carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined,
+    kept: span.kept.filter(sent),
   };
 }
 

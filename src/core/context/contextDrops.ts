@@ -1,82 +1,11 @@
-// What a person can drop from the context: its turns and tool steps, numbered, each a whole set of tool exchanges.
+// What a person can drop from the context (the turns of contextTurns.ts and their tool steps, each a whole set of tool exchanges), and how drops are named.
 import { boundList, type BoundedList } from '../session/boundedList';
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { contextParts, splitAtLatestCompaction } from './contextBuilder';
-import { pathMarkers } from './pathMarkers';
+import { stepsOf, type ContextTurn } from './contextTurns';
 
-/** One tool step of a turn: the assistant message that made calls and the results of those calls. */
-export interface ContextStep {
-  /** "3.2": turn 3, its second tool step. */
-  number: string;
-  entryIds: string[];
-  /** The tools it called, e.g. "read_file, run_command". */
-  tools: string;
-  dropped: boolean;
-}
-
-/** One turn of the context since the latest compaction: a request of the person and everything up to the next one. */
-export interface ContextTurn {
-  number: number;
-  entryIds: string[];
-  /** The request's first line, shortened; "(continued)" for messages before the first request in the span. */
-  request: string;
-  steps: ContextStep[];
-  dropped: boolean;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
-  return line.length > 70 ? `${line.slice(0, 69)}…` : line || '(empty)';
-}
-
-/**
- * The results of each assistant message's calls, paired by position like the context builder does (servers that
- * number calls per response reuse ids): a result belongs to the nearest earlier assistant message that made a call
- * with its id.
- */
-function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, MessageEntry[]> {
-  const steps = new Map<AssistantEntry, MessageEntry[]>();
-  const caller = new Map<string, AssistantEntry>();
-  for (const entry of messages) {
-    if (entry.type === 'assistant' && entry.toolCalls.length > 0) {
-      steps.set(entry, []);
-      for (const call of entry.toolCalls) caller.set(call.id, entry);
-    }
-    if (entry.type !== 'toolResult') continue;
-    const owner = caller.get(entry.toolCallId);
-    if (owner) steps.get(owner)?.push(entry);
-  }
-  return steps;
-}
-
-/**
- * The turns of the context no summary covers (what a drop can take out), numbered from 1: what a drop undo brought
- * back from behind the latest compaction, then everything since its cut.
- */
-export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
-  const messages = [...contextParts(path).restored, ...splitAtLatestCompaction(path).kept.filter(isMessageEntry)];
-  const dropped = pathMarkers(path).dropped;
-  const steps = stepsOf(messages);
-  const turns: ContextTurn[] = [];
-  for (const entry of messages) {
-    const startsTurn = entry.type === 'user' && !entry.synthetic;
-    let turn = turns.at(-1);
-    if (startsTurn || !turn) {
-      turn = { number: turns.length + 1, entryIds: [], request: startsTurn ? firstLine(entry.text) : '(continued from before the summary)', steps: [], dropped: false };
-      turns.push(turn);
-    }
-    turn.entryIds.push(entry.id);
-    const results = entry.type === 'assistant' ? steps.get(entry) : undefined;
-    if (entry.type === 'assistant' && results) {
-      const ids = [entry.id, ...results.map((result) => result.id)];
-      const tools = [...new Set(entry.toolCalls.map((call) => call.name))].join(', ');
-      turn.steps.push({ number: `${turn.number}.${turn.steps.length + 1}`, entryIds: ids, tools, dropped: ids.every((id) => dropped.has(id)) });
-    }
-  }
-  for (const turn of turns) turn.dropped = turn.entryIds.every((id) => dropped.has(id));
-  return turns;
-}
+/** The turns /drop numbers are contextTurns.ts's (the bench's growth workload reads them from here). */
+export { contextTurns } from './contextTurns';
 
 /**
  * The given message entries grown to whole tool exchanges, in path order: a result brings the assistant message

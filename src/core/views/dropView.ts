@@ -1,6 +1,6 @@
 // The panel's drop section: the context's turns and tool steps as /drop numbers them, and a measured drop waiting for confirmation.
 import type { DropPreview } from '../agent/dropRunner';
-import type { ContextTurn } from '../context/contextDrops';
+import type { ContextTurn } from '../context/contextTurns';
 import { boundList, omittedLine, type BoundedList } from '../session/boundedList';
 import type { ContextTurnView, DropPreviewView } from '../../shared/panelViewModels';
 

@@ -1,10 +1,12 @@
 // Dropping parts of the context from the chat (/drop), the palette and its confirm button: measured first, applied through the session engine.
 import * as vscode from 'vscode';
 import { applyDrop, previewDrop, previewUndo, targetEntryIds, type DropPreview } from '../../core/agent/dropRunner';
-import { contextTurns, parseDropTarget } from '../../core/context/contextDrops';
-import { dropListing } from '../../core/views/dropView';
+import { parseDropTarget } from '../../core/context/contextDrops';
+import { contextTurns } from '../../core/context/contextTurns';
 import type { DropEntry } from '../../core/session/entries';
+import { dropListing, toDropPreviewView } from '../../core/views/dropView';
 import { formatTokens } from '../../shared/budgetFormat';
+import type { DropPreviewView } from '../../shared/panelViewModels';
 import type { AgentSession } from '../sessions/agentSession';
 import type { AgentSessions } from '../sessions/agentSessions';
 import { confirmStopRequest } from '../sessions/stopRequestConfirmation';
@@ -140,4 +142,38 @@ export async function dropFromContextCommand(sessions: AgentSessions, argument: 
   const message = dropDone(entry);
   session.noteForChat(message);
   return message;
+}
+
+/** The panel's measured drop waiting for Drop or Cancel: one at a time, shown only on the session and leaf it was measured on. */
+export class PanelDrop {
+  private pending: { id: string; session: AgentSession; preview: DropPreview } | undefined;
+  private count = 0;
+
+  /** Measures a drop named like /drop's argument; the error when it names nothing that can be dropped. */
+  async preview(session: AgentSession, target: string): Promise<string | undefined> {
+    const measured = await measureDropTarget(session, target);
+    this.pending = 'error' in measured ? undefined : { id: `drop-${++this.count}`, session, preview: measured };
+    return 'error' in measured ? `${measured.error} Nothing was dropped.` : undefined;
+  }
+
+  /** Applies the drop `id` through the session engine; what happened, in one sentence. */
+  async confirm(id: string): Promise<string> {
+    const drop = this.pending;
+    if (!drop || drop.id !== id) throw new Error('That drop is no longer current; choose it again.');
+    this.pending = undefined;
+    const entry = await applyDropExclusively(drop.session, drop.preview);
+    if (!entry) return 'Nothing was dropped.';
+    const message = dropDone(entry);
+    drop.session.noteForChat(message);
+    return message;
+  }
+
+  cancel(id: string): void {
+    if (this.pending?.id === id) this.pending = undefined;
+  }
+
+  viewFor(session: AgentSession): DropPreviewView | undefined {
+    const drop = this.pending;
+    return drop && drop.session === session && drop.preview.leafId === session.log.leafId ? toDropPreviewView(drop.id, drop.preview) : undefined;
+  }
 }
