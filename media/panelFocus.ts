@@ -74,8 +74,6 @@ export class FocusKeeper {
     const added = this.compactions ? state.history.compactions.filter((item) => !this.compactions?.has(item.id)) : [];
     const sessionChanged = this.sessionId !== undefined && state.session?.id !== this.sessionId;
     this.proposalId = now;
-    this.compactions = new Set(state.history.compactions.map((item) => item.id));
-    this.sessionId = state.session?.id;
     if (state.proposal && now !== before) {
       const acted = this.intent !== undefined;
       this.intent = undefined;
@@ -83,6 +81,7 @@ export class FocusKeeper {
       const figures = [formatTokens(state.proposal.tokensBefore), formatTokens(state.proposal.estimatedTokensAfter)] as const;
       this.announce(fill(before ? text.announceNewProposal : state.proposal.handoff ? text.announceHandoffReady : text.announceReviewReady, ...figures));
       this.move(() => document.getElementById('summary-input'), acted);
+      this.rebase(state);
       return;
     }
     if (!now && before) {
@@ -100,6 +99,16 @@ export class FocusKeeper {
     }
     // While the host works (summarizing, applying) the pressed button is disabled: focus waits on the busy line.
     if ((this.intent || this.outcome) && state.busy && focusLost()) keyed('busy')?.focus();
+    // Until Apply's result is seen, what it is compared with stays as it was when Apply was pressed: the host may show
+    // the new compaction (or session) a state before the review closes.
+    this.rebase(state);
+  }
+
+  /** What the next state is compared with: this one, unless Apply's result is still awaited. */
+  private rebase(state: PanelState): void {
+    if (this.intent === 'apply' || this.outcome === 'apply') return;
+    this.compactions = new Set(state.history.compactions.map((item) => item.id));
+    this.sessionId = state.session?.id;
   }
 
   private afterApply(state: PanelState, applied: PanelState['history']['compactions'][number] | undefined, sessionChanged: boolean): void {

@@ -105,6 +105,15 @@ export async function pickDemoModel(page) {
   await chatInput(page);
   const inputPart = page.locator(SELECTORS.chatInputPart).first();
   if (await inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
-  await inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first().click();
+  const ours = inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first();
+  // In a new profile the picker lists the endpoint's models once the extension has started (README, Activation):
+  // start it as the README tells a user to, with Ask @agent, when the picker offers neither our model nor our setup.
+  if (!(await ours.waitFor({ timeout: 5_000 }).then(() => true, () => false))) {
+    await runCommandOnceListed(page, 'Compaction Agent: Ask @agent');
+    const picked = inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first();
+    await picked.or(ours).first().waitFor({ timeout: 30_000 });
+    if (await picked.isVisible()) return;
+  }
+  await ours.click();
   await page.locator('.monaco-list-row, .action-widget .action-item', { hasText: TEXT.demoModel }).first().click({ timeout: 20_000 });
 }

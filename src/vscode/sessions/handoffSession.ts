@@ -72,6 +72,8 @@ export async function startHandoffSession(sessions: AgentSessions, session: Agen
 
 /** Says that the new session started (its source stays whole), and continues it (see continueHandoff). */
 export async function handedOff(sessions: AgentSessions, session: AgentSession, created: AgentSession, newChat: boolean, say: (text: string) => void): Promise<AgentSession> {
+  // Active first: the panel's banner belongs to the session it is said in, and the panel shows the new one.
+  sessions.activate(created);
   say(vscode.l10n.t('Started a new session from the reviewed summary; your next @agent request continues it and names it. "{0}" stays whole in Sessions.', session.title));
   await continueHandoff(sessions, created, newChat);
   return created;
