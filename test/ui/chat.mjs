@@ -1,6 +1,6 @@
 // Sending chat requests through the real Chat view input and reading the streamed replies.
 import { SELECTORS } from './selectors.mjs';
-import { typeInChat } from './workbench.mjs';
+import { chatInput, typeInChat } from './workbench.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,9 +33,20 @@ export async function sendChat(page, text, { until, timeoutMs = 60_000, onPoll }
   await page.keyboard.press('Enter');
   const seen = new Set();
   const deadline = Date.now() + timeoutMs;
+  let resendAt = Date.now() + 10_000;
   for (;;) {
     const newest = await lastResponse(page);
     const current = newest.index > before ? newest.text : '';
+    // Sent, the chat empties its input at once; an Enter a busy workbench dropped leaves the text there: press it again.
+    if (!current && Date.now() > resendAt) {
+      resendAt = Number.POSITIVE_INFINITY;
+      const input = await chatInput(page);
+      if ((await input.innerText().catch(() => '')).replace(/\u00a0/g, ' ').includes(text.slice(0, 24))) {
+        await input.click();
+        await page.keyboard.press('End');
+        await page.keyboard.press('Enter');
+      }
+    }
     if (current) seen.add(current);
     if (onPoll) await onPoll(current);
     if (current && until.test(current)) return { text: current, seen: [...seen] };
