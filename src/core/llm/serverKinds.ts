@@ -3,24 +3,8 @@ import { detectFlavor } from './endpointFlags';
 import type { ModelErrorKind } from './modelStream';
 import type { EndpointFlavor } from '../settings/settings';
 
-export type ServerKindId =
-  | 'openai'
-  | 'openrouter'
-  | 'azure'
-  | 'together'
-  | 'groq'
-  | 'mistral'
-  | 'vllm'
-  | 'sglang'
-  | 'llamacpp'
-  | 'lmstudio'
-  | 'ollama'
-  | 'litellm'
-  | 'tgi'
-  | 'koboldcpp'
-  | 'localai'
-  | 'textgen'
-  | 'other';
+/** Every server kind a flavor setting names, and 'other' for what none of them is. */
+export type ServerKindId = Exclude<EndpointFlavor, 'auto'> | 'other';
 
 export interface ServerKind {
   id: ServerKindId;
