@@ -75,6 +75,7 @@ export class BlobStore {
    */
   async put(text: string): Promise<BlobRef> {
     const data = Buffer.from(text, 'utf8');
+    if (data.length > CHUNKED_FROM_BYTES) return { ...(await this.putBytes(data)), chars: text.length };
     return this.store(data, { ...blobRefOfBytes(data), chars: text.length }, true);
   }
 
