@@ -117,4 +117,29 @@ describe('the snapshot walk', () => {
     expect(StatIndex.parse(`${text.split('\n')[0] ?? ''}\n${'f'.repeat(64)} 1 1 1 1 1 1 1 "../escape"\n`, root).entries.size).toBe(0);
     expect(readFileSync(nodePath.join(root, 'a.txt'), 'utf8')).toBe('one');
   });
+
+  it('the stat index file is appended to after its first write (a later line wins, a dropped file is dropped) and reads back as the index is', async () => {
+    write('a.txt', 'one');
+    write('b/c.txt', 'two');
+    const index = new StatIndex();
+    await walked(index);
+    const file = nodePath.join(base, 'index');
+    await index.save(file, root);
+    const whole = readFileSync(file, 'utf8');
+    write('a.txt', 'changed');
+    rmSync(nodePath.join(root, 'b'), { recursive: true });
+    write('d.txt', 'new');
+    const mark = index.mark();
+    await walked(index);
+    expect((index.changesSince(mark) ?? []).map((change) => `${change.key}:${change.before ? 'was' : 'new'}:${change.after ? 'is' : 'gone'}`).sort()).toEqual(['a.txt:was:is', 'b/c.txt:was:gone', 'd.txt:new:is']);
+    index.release(mark);
+    await index.save(file, root);
+    const text = readFileSync(file, 'utf8');
+    // Appended: the first write is still there, three lines follow.
+    expect(text.startsWith(whole)).toBe(true);
+    expect(text.slice(whole.length).split('\n').filter(Boolean)).toHaveLength(3);
+    const again = await StatIndex.load(file, root);
+    expect([...again.entries.keys()].sort()).toEqual(['a.txt', 'd.txt']);
+    expect(again.entries.get('a.txt')?.sha256).toBe(index.entries.get('a.txt')?.sha256);
+  });
 });

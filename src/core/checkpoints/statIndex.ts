@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { IndexJournal, type IndexMark, type JournalChange } from './indexJournal';
+
+export type { IndexMark } from './indexJournal';
 
 /**
  * What the index knows of one file (a snapshot's state of it, too): its stats when it was read, and what it held
@@ -37,17 +40,8 @@ export interface FileStamp {
   mode: number;
 }
 
-/** One change the index took: the entry before it (undefined: the file was not known) and after it (undefined: gone). */
-export interface IndexChange {
-  key: string;
-  before: IndexedFile | undefined;
-  after: IndexedFile | undefined;
-}
-
-/** A point in the index's history: the changes since it are kept until it is released. */
-export interface IndexMark {
-  readonly seq: number;
-}
+/** One change the index took (see IndexJournal). */
+export type IndexChange = JournalChange<IndexedFile>;
 
 /**
  * A file modified less than this before it was read may be modified again within the same timestamp, unseen: its
@@ -57,8 +51,6 @@ export interface IndexMark {
 export const RACY_MARGIN_MS = 2_000;
 const FINE_RACY_MARGIN_MS = 50;
 
-/** Changes kept for marks at most; past it the oldest marks expire (their comparison says so) rather than memory growing. */
-const JOURNAL_CAP = 400_000;
 /** The file is written whole again once it holds this many lines more than entries (appended changes). */
 const APPENDED_SLACK = 1_000;
 
@@ -120,20 +112,12 @@ export class StatIndex {
   private readonly unsaved = new Map<string, IndexedFile | null>();
   /** Lines the index file holds (0: none written or read); appended changes add to it until it is written whole. */
   private fileLines = 0;
-  private journal: IndexChange[] = [];
-  private journalStart = 0;
-  private readonly marks = new Set<IndexMark>();
-  private expiredBelow = 0;
+  private readonly journal = new IndexJournal<IndexedFile>();
   private walks = 0;
 
   /** Changed since it was last written. */
   get dirty(): boolean {
     return this.unsaved.size > 0;
-  }
-
-  /** The number of changes taken so far. */
-  get seq(): number {
-    return this.journalStart + this.journal.length;
   }
 
   /** The entry of `key` when the file's stats say it cannot have changed since it was read (and it was not read racily). */
@@ -157,7 +141,7 @@ export class StatIndex {
     if (before && before !== entry) before.replaced = true;
     this.entries.set(key, entry);
     this.unsaved.set(key, entry);
-    this.record(key, before, entry);
+    this.journal.record(key, before, entry);
   }
 
   delete(key: string): void {
@@ -166,7 +150,7 @@ export class StatIndex {
     before.replaced = true;
     this.entries.delete(key);
     this.unsaved.set(key, null);
-    this.record(key, before, undefined);
+    this.journal.record(key, before, undefined);
   }
 
   /** Drops the entries of files walk `walk` did not meet (deleted, or ignored now), except below the folders `unwalked` (keys). */
@@ -178,45 +162,18 @@ export class StatIndex {
     }
   }
 
-  private record(key: string, before: IndexedFile | undefined, after: IndexedFile | undefined): void {
-    if (this.marks.size === 0) return;
-    this.journal.push({ key, before, after });
-    if (this.journal.length <= JOURNAL_CAP) return;
-    this.expiredBelow = this.seq;
-    this.journalStart = this.seq;
-    this.journal = [];
-  }
-
   /** Marks the index as it is now: changesSince gives what changed after it, until it is released. */
   mark(): IndexMark {
-    const mark = { seq: this.seq };
-    this.marks.add(mark);
-    return mark;
+    return this.journal.mark();
   }
 
   release(mark: IndexMark): void {
-    if (!this.marks.delete(mark)) return;
-    let oldest = this.seq;
-    for (const kept of this.marks) oldest = Math.min(oldest, kept.seq);
-    if (oldest <= this.journalStart) return;
-    this.journal = this.journal.slice(oldest - this.journalStart);
-    this.journalStart = oldest;
+    this.journal.release(mark);
   }
 
-  /**
-   * Every key that changed since `mark`, once: the entry it had at the mark and the one it has now (either may be
-   * undefined). Undefined when the mark expired: more changed meanwhile than the journal keeps.
-   */
+  /** Every key that changed since `mark`, once (see IndexJournal.changesSince); undefined when the mark expired. */
   changesSince(mark: IndexMark): IndexChange[] | undefined {
-    if (mark.seq < this.expiredBelow || mark.seq < this.journalStart) return undefined;
-    const byKey = new Map<string, IndexChange>();
-    for (let at = mark.seq - this.journalStart; at < this.journal.length; at++) {
-      const change = this.journal[at] as IndexChange;
-      const known = byKey.get(change.key);
-      if (known) known.after = change.after;
-      else byKey.set(change.key, { ...change });
-    }
-    return [...byKey.values()];
+    return this.journal.changesSince(mark);
   }
 
   /** One line per file; every stored hash is written out in full, which is what keeps its blob from being collected. */
