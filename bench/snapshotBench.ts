@@ -48,9 +48,9 @@ interface Ours {
   store: BlobStore;
 }
 
-function ours(root: string, storage: string): Ours {
+function ours(root: string, storage: string, watchFolders = true): Ours {
   const store = new BlobStore(nodePath.join(storage, 'blobs'), nodeFileIo);
-  return { store, snapshots: workspaceCommandSnapshots({ roots: () => [root], isTrusted: () => true, sessionsDir: storage }) };
+  return { store, snapshots: workspaceCommandSnapshots({ roots: () => [root], isTrusted: () => true, sessionsDir: storage, watchFolders }) };
 }
 
 /** Our cost of one command: the snapshot before it and the one after (with the comparison), the change itself excluded. */
@@ -83,14 +83,14 @@ interface SizeResult {
   firstGitCpuMs: number;
 }
 
-async function measureSize(base: string, files: number, rounds: number): Promise<SizeResult> {
+async function measureSize(base: string, files: number, rounds: number, watchFolders = true): Promise<SizeResult> {
   const gitRoot = nodePath.join(base, `git-${files}`);
   const ourRoot = nodePath.join(base, `ours-${files}`);
   makeWorkspace(gitRoot, files);
   makeWorkspace(ourRoot, files);
   git(gitRoot, ['init', '-q']);
   const firstGit = gitCommit(gitRoot, 'first');
-  const side = ours(ourRoot, nodePath.join(base, `storage-${files}`));
+  const side = ours(ourRoot, nodePath.join(base, `storage-${files}`), watchFolders);
   const firstStart = performance.now();
   const firstCpu = cpuNow();
   await side.snapshots.turnStarted('first', { store: side.store, maxBytes: 4 * 1024 * 1024 });
@@ -144,6 +144,10 @@ async function storeAfterCommands(base: string): Promise<{ storeBytes: number; d
   return { storeBytes: folderBytes(side.store.dir), distinctBytes: distinct, gitBytes: folderBytes(nodePath.join(gitRoot, '.git')) };
 }
 
+function removeSize(base: string, files: number): void {
+  for (const name of [`git-${files}`, `ours-${files}`, `storage-${files}`]) rmSync(nodePath.join(base, name), { recursive: true, force: true });
+}
+
 function ms(value: number): string {
   return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(0)} ms`;
 }
@@ -169,10 +173,22 @@ export async function snapshotBench(quick: boolean): Promise<BenchRow[]> {
       if (files === 10_000) {
         rows.push(row({ key: 'snapshots.firstCpuMs10000', label: 'first snapshot of a folder, 10,000 files (10 MB), CPU', value: result.firstCpuMs, unit: 'ms', target: '', met: null, detail: `every file read, hashed and stored once; ${ms(result.firstMs)} wall; git's first add+commit of the same folder ${ms(result.firstGitCpuMs)} CPU, ${ms(result.firstGitMs)} wall` }));
       }
-      rmSync(nodePath.join(base, `git-${files}`), { recursive: true, force: true });
-      rmSync(nodePath.join(base, `ours-${files}`), { recursive: true, force: true });
-      rmSync(nodePath.join(base, `storage-${files}`), { recursive: true, force: true });
+      removeSize(base, files);
     }
+    // Where no folder watch can vouch (other platforms, network folders), both snapshots look at every file.
+    const unwatched = await measureSize(base, 20_000, Math.round((quick ? 0.5 : 1) * 15), false);
+    removeSize(base, 20_000);
+    rows.push(
+      row({
+        key: 'snapshots.commandRatioUnwatched20000',
+        label: 'command snapshot vs git add+commit, 20,000 files, no folder watch',
+        value: unwatched.ratio,
+        unit: '×',
+        target: '',
+        met: null,
+        detail: `both snapshots look at every file (platforms and file systems where the watch cannot vouch): CPU per command ${ms(unwatched.oursCpuMs)} vs git's ${ms(unwatched.gitCpuMs)}; median wall ${ms(unwatched.oursMs)} vs ${ms(unwatched.gitMs)}`,
+      }),
+    );
     const store = await storeAfterCommands(base);
     const ratio = store.storeBytes / store.distinctBytes;
     rows.push(

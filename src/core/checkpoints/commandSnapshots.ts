@@ -57,6 +57,8 @@ export interface WorkspaceSnapshotOptions {
   collect?: () => Promise<void>;
   /** Files saved in the editor during a command are the person's: named, never taken for the command's. */
   saves?: EditorSaves;
+  /** False: no folder watch, every snapshot looks at every file (as on platforms without one; the bench compares both). */
+  watchFolders?: boolean;
 }
 
 /** The command snapshots, and a way to write the stat indexes now (they are written shortly after each snapshot). */
@@ -120,7 +122,7 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
     let state = folders.get(folder);
     if (!state) {
       const sessionsDir = options.sessionsDir;
-      state = { index: sessionsDir ? StatIndex.load(indexFileOf(sessionsDir, folder), folder) : Promise.resolve(new StatIndex()), queue: Promise.resolve(), watch: FolderWatch.of(folder), complete: false };
+      state = { index: sessionsDir ? StatIndex.load(indexFileOf(sessionsDir, folder), folder) : Promise.resolve(new StatIndex()), queue: Promise.resolve(), watch: options.watchFolders === false ? undefined : FolderWatch.of(folder), complete: false };
       folders.set(folder, state);
     }
     return state;
