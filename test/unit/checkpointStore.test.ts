@@ -62,6 +62,15 @@ describe('the checkpoint store', () => {
     expect(pieces.every((piece) => piece.length <= MAX_CHUNK_BYTES)).toBe(true);
   });
 
+  it('a large text a file tool changes is stored by chunks too, and reads back with its length in characters', async () => {
+    const text = `é${logText(2 * 1024 * 1024, 5)}`;
+    const ref = await store.put(text);
+    expect(ref).toMatchObject({ bytes: Buffer.byteLength(text), chars: text.length });
+    expect(readdirSync(store.dir)).toContain(`${ref.sha256}.chunks`);
+    expect(await store.read(ref)).toBe(text);
+    expect(await store.put(text)).toEqual(ref);
+  });
+
   it('splits content at the same points whatever pieces it is handed in', () => {
     const data = Buffer.from(logText(1_500_000, 7));
     const whole = chunksOf(data).map((chunk) => blobRefOfBytes(chunk).sha256);
