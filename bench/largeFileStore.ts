@@ -8,6 +8,7 @@ import { BlobStore } from '../src/core/storage/blobStore';
 import { nodeFileIo } from '../src/core/storage/fileIo';
 import { row, type BenchRow } from './benchReport';
 import { folderBytes, git, gitCommit } from './gitYardstick';
+import { SeededRandom } from '../test/faults/seededRandom';
 import { cpuNow } from './timing';
 
 const FILE_BYTES = 50 * 1024 * 1024;
@@ -16,25 +17,13 @@ const CHANGES = 10;
 const EDITED_LINES = 20;
 const APPENDED_LINES = 500;
 
-/** A seeded generator (mulberry32): the same file at every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const LEVELS = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARN', 'ERROR'];
 const ROUTES = ['/api/users', '/api/orders', '/api/search', '/health', '/api/items', '/login', '/static/app.js'];
 
-function logLine(random: () => number, n: number): string {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const id = Math.floor(random() * 0xffffffff).toString(16).padStart(8, '0');
-  return `2026-11-28T${String(Math.floor(n / 36000) % 24).padStart(2, '0')}:${String(Math.floor(n / 600) % 60).padStart(2, '0')}:${String(Math.floor(n / 10) % 60).padStart(2, '0')}.${String(n % 1000).padStart(3, '0')}Z ${pick(LEVELS)} worker-${Math.floor(random() * 32)} ${pick(ROUTES)} request ${id} took ${Math.floor(random() * 900)} ms status ${pick([200, 200, 200, 201, 304, 404, 500])}`;
+function logLine(random: SeededRandom, n: number): string {
+  const time = `${String(Math.floor(n / 36000) % 24).padStart(2, '0')}:${String(Math.floor(n / 600) % 60).padStart(2, '0')}:${String(Math.floor(n / 10) % 60).padStart(2, '0')}.${String(n % 1000).padStart(3, '0')}`;
+  const id = random.int(0, 0xffffffff).toString(16).padStart(8, '0');
+  return `2026-11-28T${time}Z ${random.pick(LEVELS)} worker-${random.int(0, 31)} ${random.pick(ROUTES)} request ${id} took ${random.int(0, 899)} ms status ${random.pick([200, 200, 200, 201, 304, 404, 500])}`;
 }
 
 function writeLines(file: string, lines: readonly string[]): void {
@@ -58,7 +47,7 @@ function ratioRow(storeBytes: number, gitBytes: number, ourCpuMs: number, gitCpu
 export async function largeFileStoreBench(): Promise<BenchRow[]> {
   const base = mkdtempSync(nodePath.join(tmpdir(), 'bench-large-file-'));
   try {
-    const random = seeded(37);
+    const random = new SeededRandom(37);
     const lines: string[] = [];
     for (let bytes = 0; bytes < FILE_BYTES; ) {
       const line = logLine(random, lines.length);
@@ -82,7 +71,7 @@ export async function largeFileStoreBench(): Promise<BenchRow[]> {
     let fileBytes = 0;
     for (let change = 0; change < CHANGES; change++) {
       for (let edit = 0; edit < EDITED_LINES; edit++) {
-        const at = Math.floor(random() * lines.length);
+        const at = random.int(0, lines.length - 1);
         lines[at] = logLine(random, at);
       }
       for (let added = 0; added < APPENDED_LINES; added++) lines.push(logLine(random, lines.length));
