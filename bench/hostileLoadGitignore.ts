@@ -59,13 +59,14 @@ async function sampleWalk(root: string, store: BlobStore): Promise<WalkSample> {
   const start = performance.now();
   const cpuStart = cpuNow();
   last = start;
-  const snapshot = await takeFolderSnapshot(root, new StatIndex(), new FolderRules(), { store, maxBytes: 1024 * 1024, caps: { maxFiles: 50_000, maxBytes: 1024 ** 3 }, budget: new StoreBudget(store.dir, () => Number.POSITIVE_INFINITY), pause });
+  const index = new StatIndex();
+  const snapshot = await takeFolderSnapshot(root, index, new FolderRules(), { store, maxBytes: 1024 * 1024, caps: { maxFiles: 50_000, maxBytes: 1024 ** 3 }, budget: new StoreBudget(store.dir, () => Number.POSITIVE_INFINITY), pause });
   const totalMs = performance.now() - start;
   const cpuMs = cpuNow() - cpuStart;
   slowestSlice = Math.max(slowestSlice, cpuNow() - sliceStart);
   await new Promise((resolve) => setImmediate(resolve));
   running = false;
-  return { longestMs: longest, slowestSliceCpuMs: slowestSlice, totalMs, cpuMs, overBudget: snapshot.overBudget, files: snapshot.files.size };
+  return { longestMs: longest, slowestSliceCpuMs: slowestSlice, totalMs, cpuMs, overBudget: snapshot.overBudget, files: index.entries.size };
 }
 
 function gitignoreRow(files: number, samples: readonly WalkSample[], key: string): BenchRow {

@@ -18,6 +18,7 @@ import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
 import { exitFlushed } from './flushedExit';
 import { growthBench } from './growthBench';
 import { incrementalBench } from './incrementalBench';
+import { largeFileStoreBench } from './largeFileStore';
 import { hostileLoadBench, hostileLoadLimits } from './hostileLoadBench';
 import { pathologicalBench, pathologicalLimits } from './pathologicalBench';
 import { planningBench, planningLimits } from './planningBench';
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
     ['rendering', () => renderBench(n(15))],
     ['command snapshots', () => snapshotBench(quick)],
+    ['checkpoint store', () => largeFileStoreBench()],
     [
       'value: cost against availability',
       async () => {

@@ -118,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     statusBar,
     terminal,
     editorSaves,
-    { dispose: () => void commandSnapshots.flush().catch(() => undefined) },
+    { dispose: () => void commandSnapshots.dispose().catch(() => undefined) },
     sessions.onDidChangeActive(updateStatusBar),
     keys.onDidChangeApiKey(() => void keys.get().then((key) => logger.addSecret(key))),
     proposed,

@@ -127,8 +127,9 @@ function ignoreCase(hostile: Hostile): HostileCase {
       last = performance.now();
     };
     const context = { store: ws.store, maxBytes: 64 * 1024, caps: { maxFiles: 50_000, maxBytes: 1024 ** 3 }, budget: new StoreBudget(ws.store.dir, () => Number.POSITIVE_INFINITY), pause };
-    const taken = await countingChildren(() => takeFolderSnapshot(root, new StatIndex(), new FolderRules(), context));
-    const keys = new Set([...taken.value.files.keys()].map(shownKey));
+    const index = new StatIndex();
+    const taken = await countingChildren(() => takeFolderSnapshot(root, index, new FolderRules(), context));
+    const keys = new Set([...index.entries.keys()].map(shownKey));
     for (const key of hostile.taken) if (!keys.has(key)) outcome.failures.push(`${key} was not snapshotted`);
     for (const key of hostile.ignored) if (keys.has(key)) outcome.failures.push(`${key} was snapshotted though a rule that still holds ignores it`);
     const most = (kind: keyof SliceWork): number => Math.max(0, ...slices.map((slice) => slice[kind]));

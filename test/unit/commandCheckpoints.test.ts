@@ -1,4 +1,5 @@
 // Command checkpoints: our own snapshot of the folder (no git, no program) before and after each run_command, so a restore undoes exactly what it changed.
+import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -220,7 +221,8 @@ describe('command checkpoints', () => {
 
   it('the store cap: a command whose snapshot would pass it runs without one, says so, and the store stays under the cap', async () => {
     const cap = 64 * 1024;
-    for (let n = 0; n < 20; n++) fixture.ws.write(`data/${n}.txt`, `${n}`.repeat(8 * 1024));
+    // Bytes that do not compress: the store keeps them at their size.
+    for (let n = 0; n < 20; n++) fixture.ws.write(`data/${n}.txt`, randomBytes(6 * 1024).toString('base64'));
     await commandTurn(snapshots({ storeCapBytes: () => cap }));
     expect(file('notes.txt')).toBe('rewritten by a formatter\n');
     expect(commandResult().checkpointGap).toMatch(/the checkpoint store is full .*compactionAgent\.tools\.snapshotStoreMaxMegabytes/);

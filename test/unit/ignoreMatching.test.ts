@@ -158,12 +158,13 @@ describe('the snapshot walk under a hostile .gitignore', () => {
     writeFileSync(nodePath.join(root, '.gitignore'), rules);
     const names = Array.from({ length: 40 }, (_, k) => `${'a'.repeat(238)}${String(k).padStart(3, '0')}`);
     for (const name of names) writeFileSync(nodePath.join(root, name), name);
-    const snapshot = await takeFolderSnapshot(root, new StatIndex(), new FolderRules(), context);
+    const index = new StatIndex();
+    await takeFolderSnapshot(root, index, new FolderRules(), context);
     // One folder, and still many pauses: the walk pauses within it (while reading its rules and judging its entries).
     expect(slices.length).toBeGreaterThan(10);
     expectSlicesBounded();
     // No rule matches them: every file is snapshotted (judged within the budget or, past it, not ignored).
-    expect([...snapshot.files.keys()].sort()).toEqual(['.gitignore', ...names].sort());
+    expect([...index.entries.keys()].sort()).toEqual(['.gitignore', ...names].sort());
     const work = slices.reduce((sum, slice) => sum + slice.matchSteps, 0);
     // All of it bounded: one entry's budget per file, and reading the rules (counted as 8 steps a character).
     expect(work).toBeLessThanOrEqual(41 * ONE_ITEM_STEPS + 8 * (rules.length + 5001));
@@ -172,8 +173,9 @@ describe('the snapshot walk under a hostile .gitignore', () => {
   it('a folder of 3,000 files is walked in slices of at most 256 entries', async () => {
     for (let k = 0; k < 3000; k++) writeFileSync(nodePath.join(root, `f${k}.txt`), '');
     writeFileSync(nodePath.join(root, '.gitignore'), '*.log\n');
-    const snapshot = await takeFolderSnapshot(root, new StatIndex(), new FolderRules(), context);
-    expect(snapshot.files.size).toBe(3001);
+    const index = new StatIndex();
+    await takeFolderSnapshot(root, index, new FolderRules(), context);
+    expect(index.entries.size).toBe(3001);
     expect(slices.length).toBeGreaterThanOrEqual(3 * Math.floor(3000 / (SLICE_LIMITS.entries + 1)));
     expectSlicesBounded();
   });
@@ -199,9 +201,10 @@ describe('ignore matching against git', () => {
       }
       const listed = gitListing(dir);
       const store = new BlobStore(nodePath.join(tmpdir(), `ignore-oracle-blobs-${process.pid}`), nodeFileIo);
-      const snapshot = await takeFolderSnapshot(dir, new StatIndex(), new FolderRules(), { store, maxBytes: 1024, caps: { maxFiles: 50_000, maxBytes: 1e9 }, budget: new StoreBudget(store.dir, () => Number.POSITIVE_INFINITY) });
+      const index = new StatIndex();
+      await takeFolderSnapshot(dir, index, new FolderRules(), { store, maxBytes: 1024, caps: { maxFiles: 50_000, maxBytes: 1e9 }, budget: new StoreBudget(store.dir, () => Number.POSITIVE_INFINITY) });
       rmSync(store.dir, { recursive: true, force: true });
-      expect([...snapshot.files.keys()].sort()).toEqual(listed);
+      expect([...index.entries.keys()].sort()).toEqual(listed);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -33,8 +33,8 @@ function write(relative: string, text = `${relative}\n`): void {
 }
 
 async function walked(index = new StatIndex(), rules = new FolderRules()): Promise<string[]> {
-  const snapshot = await takeFolderSnapshot(root, index, rules, context);
-  return [...snapshot.files.keys()].map(shownKey).sort();
+  await takeFolderSnapshot(root, index, rules, context);
+  return [...index.entries.keys()].map(shownKey).sort();
 }
 
 describe('the snapshot walk', () => {
@@ -79,14 +79,16 @@ describe('the snapshot walk', () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(nodePath.join(root, 'a.txt'), old, old);
     const index = new StatIndex();
-    const first = await takeFolderSnapshot(root, index, new FolderRules(), context);
+    await takeFolderSnapshot(root, index, new FolderRules(), context);
+    const first = index.entries.get('a.txt');
     await new Promise((resolve) => setTimeout(resolve, 20));
     writeFileSync(nodePath.join(root, 'a.txt'), 'two');
     utimesSync(nodePath.join(root, 'a.txt'), old, old);
     expect(Math.abs(statSync(nodePath.join(root, 'a.txt')).mtimeMs - old.getTime())).toBeLessThan(1);
-    const second = await takeFolderSnapshot(root, index, new FolderRules(), context);
-    expect(second.files.get('a.txt')?.sha256).not.toBe(first.files.get('a.txt')?.sha256);
-    expect(await store.readBytes({ sha256: second.files.get('a.txt')?.sha256 ?? '' })).toEqual(Buffer.from('two'));
+    await takeFolderSnapshot(root, index, new FolderRules(), context);
+    const second = index.entries.get('a.txt');
+    expect(second?.sha256).not.toBe(first?.sha256);
+    expect(await store.readBytes({ sha256: second?.sha256 ?? '' })).toEqual(Buffer.from('two'));
   });
 
   it('a workspace folder opened through a link is walked; links below it are recorded, never followed', async () => {
@@ -96,9 +98,10 @@ describe('the snapshot walk', () => {
     symlinkSync(nodePath.join(base, 'elsewhere'), nodePath.join(root, 'out'));
     const linked = nodePath.join(base, 'linked-ws');
     symlinkSync(root, linked);
-    const snapshot = await takeFolderSnapshot(linked, new StatIndex(), new FolderRules(), context);
-    expect([...snapshot.files.keys()].sort()).toEqual(['a.txt', 'out']);
-    expect(snapshot.files.get('out')?.link).toBe(true);
+    const index = new StatIndex();
+    await takeFolderSnapshot(linked, index, new FolderRules(), context);
+    expect([...index.entries.keys()].sort()).toEqual(['a.txt', 'out']);
+    expect(index.entries.get('out')?.link).toBe(true);
   });
 
   it('the stat index file round-trips, keeps every hash in full (what keeps its blobs), and refuses a foreign folder', async () => {
@@ -113,5 +116,30 @@ describe('the snapshot walk', () => {
     expect(StatIndex.parse(text, '/elsewhere').entries.size).toBe(0);
     expect(StatIndex.parse(`${text.split('\n')[0] ?? ''}\n${'f'.repeat(64)} 1 1 1 1 1 1 1 "../escape"\n`, root).entries.size).toBe(0);
     expect(readFileSync(nodePath.join(root, 'a.txt'), 'utf8')).toBe('one');
+  });
+
+  it('the stat index file is appended to after its first write (a later line wins, a dropped file is dropped) and reads back as the index is', async () => {
+    write('a.txt', 'one');
+    write('b/c.txt', 'two');
+    const index = new StatIndex();
+    await walked(index);
+    const file = nodePath.join(base, 'index');
+    await index.save(file, root);
+    const whole = readFileSync(file, 'utf8');
+    write('a.txt', 'changed');
+    rmSync(nodePath.join(root, 'b'), { recursive: true });
+    write('d.txt', 'new');
+    const mark = index.mark();
+    await walked(index);
+    expect((index.changesSince(mark) ?? []).map((change) => `${change.key}:${change.before ? 'was' : 'new'}:${change.after ? 'is' : 'gone'}`).sort()).toEqual(['a.txt:was:is', 'b/c.txt:was:gone', 'd.txt:new:is']);
+    index.release(mark);
+    await index.save(file, root);
+    const text = readFileSync(file, 'utf8');
+    // Appended: the first write is still there, three lines follow.
+    expect(text.startsWith(whole)).toBe(true);
+    expect(text.slice(whole.length).split('\n').filter(Boolean)).toHaveLength(3);
+    const again = await StatIndex.load(file, root);
+    expect([...again.entries.keys()].sort()).toEqual(['a.txt', 'd.txt']);
+    expect(again.entries.get('a.txt')?.sha256).toBe(index.entries.get('a.txt')?.sha256);
   });
 });

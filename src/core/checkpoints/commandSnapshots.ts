@@ -1,23 +1,16 @@
 // What a command changed in the workspace: a snapshot of every folder before and after it (our own walk, no program started), turned into restorable file changes.
 import { createHash } from 'node:crypto';
 import * as nodePath from 'node:path';
-import type { BlobRef, FileChange } from '../session/entries';
 import { SNAPSHOT_INDEX_DIR, SNAPSHOT_INDEX_SUFFIX } from '../storage/blobCollector';
-import { DEFAULT_SNAPSHOT_CAPS, identityOf, permissionsOf, SnapshotUnavailable, takeFolderSnapshot, type FileState, type FolderSnapshot, type SnapshotCaps } from './folderSnapshot';
+import { DEFAULT_SNAPSHOT_CAPS, SnapshotUnavailable, takeFolderSnapshot, type FolderSnapshot, type SnapshotCaps } from './folderSnapshot';
+import { FolderWatch } from './folderWatch';
 import { FolderRules } from './ignoreFiles';
-import { isRawKey, keyBytes, shownKey } from './pathKeys';
+import { comparable, folderChanges, type CommandChanges } from './snapshotChanges';
 import { isContentStore, type ContentStore, type SnapshotStore } from './snapshotStore';
-import { StatIndex } from './statIndex';
+import { StatIndex, type IndexChange, type IndexMark } from './statIndex';
 import { StoreBudget } from './storeBudget';
 
-/** What a command changed: file changes with their content before and after, and why some could not be recorded. */
-export interface CommandChanges {
-  changes: FileChange[];
-  /** One sentence per changed file that cannot be restored (a link, above the snapshot cap) or is left out (saved by the person). */
-  notes: string[];
-  /** Why the command's changes could not all be recorded (a folder too large, the store full), in words for the picker. */
-  gap?: string;
-}
+export type { CommandChanges } from './snapshotChanges';
 
 /** A snapshot of every workspace folder taken before a command; `after` compares the workspace with it. */
 export interface PendingCommandSnapshot {
@@ -64,19 +57,19 @@ export interface WorkspaceSnapshotOptions {
   collect?: () => Promise<void>;
   /** Files saved in the editor during a command are the person's: named, never taken for the command's. */
   saves?: EditorSaves;
+  /** False: no folder watch, every snapshot looks at every file (as on platforms without one; the bench compares both). */
+  watchFolders?: boolean;
 }
 
 /** The command snapshots, and a way to write the stat indexes now (they are written shortly after each snapshot). */
 export interface WorkspaceCommandSnapshots extends CommandSnapshots {
   flush(): Promise<void>;
+  /** Writes the stat indexes and closes every folder watch. */
+  dispose(): Promise<void>;
 }
 
 /** An index is written this long after the snapshot that changed it (far less than BLOB_GRACE_MS: every blob it names stays young until then). */
 const INDEX_WRITE_DELAY_MS = 30_000;
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -92,85 +85,23 @@ interface FolderState {
   index: Promise<StatIndex>;
   queue: Promise<unknown>;
   timer?: ReturnType<typeof setTimeout>;
+  /** Which folders changed since the last snapshot (undefined where the platform or file system cannot tell). */
+  watch: FolderWatch | undefined;
+  /** The .gitignore rules the last snapshot before a command (or at a turn) read, for the next one to look only where the watch says. */
+  rules?: FolderRules;
+  /** Every snapshot since the last full walk saw every folder and completed: the index and the watch cover the folder. */
+  complete: boolean;
 }
 
-type Taken = { folder: string; snapshot: FolderSnapshot } | { folder: string; unavailable: string };
+/**
+ * How a snapshot is taken: at a turn's start (every file, .gitignore files read), before a command (only the folders
+ * the watch names when it can vouch for the rest, else as at a turn), after a command (every file, by the rules from
+ * before it).
+ */
+type SnapshotKind = 'turn' | 'before' | 'after';
 
-/** A path as the platform compares them (case folded where file systems fold it). */
-function comparable(path: string): string {
-  const normal = nodePath.normalize(path);
-  return process.platform === 'win32' || process.platform === 'darwin' ? normal.toLowerCase() : normal;
-}
-
-function refOf(state: FileState): BlobRef {
-  return { sha256: state.sha256 || 'unrecorded', bytes: state.size, chars: state.size };
-}
-
-/** Why the content before a change is not kept, or undefined when it is (and is still in the store). */
-async function missingBefore(state: FileState, store: ContentStore, maxBytes: number): Promise<string | undefined> {
-  if (state.link) return 'it is a symbolic link';
-  if (state.stored) return (store.keepSync?.(refOf(state)) ?? (await store.keep(refOf(state)))) ? undefined : 'its earlier content is no longer in the checkpoint store';
-  if (state.size > maxBytes) return `at ${megabytes(state.size)} it is above compactionAgent.tools.snapshotMaxBytes (${megabytes(maxBytes)})`;
-  return 'it could not be read';
-}
-
-interface Comparison {
-  before: FolderSnapshot;
-  after: FolderSnapshot;
-  store: ContentStore;
-  maxBytes: number;
-  saved: ReadonlySet<string>;
-}
-
-/** The changes between two snapshots of one folder, in key order; each changed file is a FileChange or a note. */
-async function folderChanges(comparison: Comparison, found: CommandChanges, savedShown: string[], seen: Set<string>): Promise<void> {
-  const { before, after, store, maxBytes } = comparison;
-  const changed: string[] = [];
-  for (const [key, was] of before.files) {
-    const now = after.files.get(key);
-    if (now === was) continue;
-    if (!now || was.link !== now.link || identityOf(was) !== identityOf(now)) changed.push(key);
-  }
-  for (const key of after.files.keys()) if (!before.files.has(key)) changed.push(key);
-  for (const key of changed.sort()) {
-    const was = before.files.get(key);
-    const now = after.files.get(key);
-    const shown = shownKey(key);
-    const absolute = nodePath.join(before.folder, ...shown.split('/'));
-    if (seen.has(comparable(absolute))) continue;
-    seen.add(comparable(absolute));
-    if (comparison.saved.has(comparable(absolute))) {
-      savedShown.push(shown);
-      found.notes.push(`${shown} was saved in the editor while the command ran: that change is yours, so it is not part of this checkpoint and Restore Checkpoint leaves the file as it is.`);
-      continue;
-    }
-    const exactPath = isRawKey(key) || (nodePath.sep === '/' && key.includes('\\'));
-    // A file's mode is part of its state: a chmod alone is a change, and a deleted file comes back with its mode.
-    const beforeMode = was ? permissionsOf(was) : undefined;
-    const afterMode = now ? permissionsOf(now) : undefined;
-    const change: FileChange = {
-      path: shown,
-      absolute,
-      ...(exactPath ? { absoluteBytes: Buffer.concat([Buffer.from(before.folder, 'utf8'), Buffer.from(nodePath.sep), keyBytes(key)]).toString('base64') } : {}),
-      exact: true,
-      after: now ? refOf(now) : null,
-      ...(afterMode !== undefined ? { afterMode } : {}),
-    };
-    const missing = was ? await missingBefore(was, store, maxBytes) : now?.link ? 'it is a symbolic link' : undefined;
-    if (missing !== undefined) {
-      found.notes.push(`${shown} was changed by the command without a checkpoint snapshot (${missing}), so Restore Checkpoint cannot put it back.`);
-      found.changes.push(change);
-      continue;
-    }
-    found.changes.push({ ...change, before: was ? refOf(was) : null, ...(beforeMode !== undefined ? { beforeMode } : {}) });
-  }
-  if (after.overBudget > 0) {
-    found.notes.push(`${after.overBudget} ${after.overBudget === 1 ? 'entry' : 'entries'} of ${nodePath.basename(after.folder)} took more steps to judge by its .gitignore rules than one entry may take: snapshotted as not ignored.`);
-  }
-  if (after.unreadable.length > 0) {
-    found.notes.push(`${after.unreadable.length} folder${after.unreadable.length === 1 ? '' : 's'} could not be read (${after.unreadable.slice(0, 3).join(', ')}): what the command changed there is not recorded.`);
-  }
-}
+/** A snapshot taken before a command, with the mark in its folder's index that the snapshot after it is compared with. */
+type Taken = { folder: string; snapshot: FolderSnapshot; index: StatIndex; mark: IndexMark } | { folder: string; unavailable: string };
 
 function gapOf(reasons: ReadonlyArray<{ folder: string; reason: string }>, several: boolean): string | undefined {
   const texts = reasons.map(({ folder, reason }) => (several && folder !== '' ? `${nodePath.basename(folder)}: ${reason}` : reason));
@@ -191,7 +122,7 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
     let state = folders.get(folder);
     if (!state) {
       const sessionsDir = options.sessionsDir;
-      state = { index: sessionsDir ? StatIndex.load(indexFileOf(sessionsDir, folder), folder) : Promise.resolve(new StatIndex()), queue: Promise.resolve() };
+      state = { index: sessionsDir ? StatIndex.load(indexFileOf(sessionsDir, folder), folder) : Promise.resolve(new StatIndex()), queue: Promise.resolve(), watch: options.watchFolders === false ? undefined : FolderWatch.of(folder), complete: false };
       folders.set(folder, state);
     }
     return state;
@@ -220,28 +151,64 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
     state.timer = setTimeout(() => void writeIndex(folder).catch(() => undefined), INDEX_WRITE_DELAY_MS);
     state.timer.unref?.();
   };
-  /** Snapshots of one folder run one at a time (they share its index). */
-  const snapshot = (folder: string, rules: FolderRules, store: ContentStore, maxBytes: number, signal?: AbortSignal): Promise<FolderSnapshot> => {
+  /**
+   * Snapshots of one folder run one at a time (they share its index). `then` runs in the same turn of the queue,
+   * before any other snapshot of the folder can change the index.
+   */
+  const snapshot = <T>(kind: SnapshotKind, folder: string, rules: FolderRules, store: ContentStore, maxBytes: number, signal: AbortSignal | undefined, then: (index: StatIndex, taken: FolderSnapshot) => T): Promise<T> => {
     const state = stateOf(folder);
     const run = state.queue.then(async () => {
-      const taken = await takeFolderSnapshot(folder, await state.index, rules, { store, maxBytes, caps, budget: budgetOf(store), ...(signal ? { signal } : {}) });
-      scheduleIndexWrite(folder);
-      return taken;
+      const index = await state.index;
+      const { watch } = state;
+      let changed: ReadonlySet<string> | undefined;
+      if (kind === 'before' && watch && state.complete && state.rules) changed = await watch.changed();
+      else if (kind !== 'after') await watch?.reset();
+      const complete = state.complete;
+      state.complete = false;
+      try {
+        const context = { store, maxBytes, caps, budget: budgetOf(store), ...(signal ? { signal } : {}), ...(watch ? { watch } : {}) };
+        const taken = await takeFolderSnapshot(folder, index, changed && state.rules ? state.rules : rules, context, changed);
+        if (kind !== 'after') state.rules = taken.rules;
+        state.complete = taken.partial ? complete : taken.unreadable.length === 0;
+        return then(index, taken);
+      } finally {
+        scheduleIndexWrite(folder);
+      }
     });
     state.queue = run.catch(() => undefined);
     return run;
   };
-  const take = async (folder: string, rules: FolderRules, store: ContentStore, maxBytes: number, signal?: AbortSignal): Promise<Taken> => {
+  const unavailable = (folder: string, error: unknown): { folder: string; unavailable: string } => ({
+    folder,
+    unavailable: error instanceof SnapshotUnavailable ? error.message : `the snapshot failed (${messageOf(error)})`,
+  });
+  /** The snapshot before a command: the folder's index is marked where it ends, so the one after sees what changed since. */
+  const takeBefore = async (folder: string, store: ContentStore, maxBytes: number, signal?: AbortSignal): Promise<Taken> => {
     try {
-      return { folder, snapshot: await snapshot(folder, rules, store, maxBytes, signal) };
+      return await snapshot('before', folder, new FolderRules(), store, maxBytes, signal, (index, taken) => ({ folder, snapshot: taken, index, mark: index.mark() }));
     } catch (error) {
-      return { folder, unavailable: error instanceof SnapshotUnavailable ? error.message : `the snapshot failed (${messageOf(error)})` };
+      return unavailable(folder, error);
+    }
+  };
+  /** The snapshot after a command, judged by the rules of the one before it: what the index took since its mark. */
+  const takeAfter = async (before: Extract<Taken, { mark: IndexMark }>, store: ContentStore, maxBytes: number): Promise<{ after: FolderSnapshot; changes: IndexChange[] } | { unavailable: string }> => {
+    try {
+      return await snapshot('after', before.folder, before.snapshot.rules, store, maxBytes, undefined, (index, after) => {
+        const changes = index.changesSince(before.mark);
+        if (!changes) throw new SnapshotUnavailable('the folder changed too much while the command ran to compare its snapshots');
+        return { after, changes };
+      });
+    } catch (error) {
+      return unavailable(before.folder, error);
+    } finally {
+      before.index.release(before.mark);
     }
   };
   return {
     async turnStarted(_entryId, target) {
       if (!options.isTrusted() || !isContentStore(target.store)) return;
-      for (const folder of options.roots()) await take(folder, new FolderRules(), target.store, target.maxBytes);
+      const store = target.store;
+      for (const folder of options.roots()) await snapshot('turn', folder, new FolderRules(), store, target.maxBytes, undefined, () => undefined).catch(() => undefined);
     },
     async before(_label, target) {
       // Restricted Mode: no folder is walked or read (run_command is refused there anyway).
@@ -251,7 +218,7 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
       const savedSince = options.saves?.watch();
       const roots = [...options.roots()];
       const taken: Taken[] = [];
-      for (const folder of roots) taken.push(await take(folder, new FolderRules(), store, target.maxBytes, target.signal));
+      for (const folder of roots) taken.push(await takeBefore(folder, store, target.maxBytes, target.signal));
       return {
         async after() {
           const found: CommandChanges = { changes: [], notes: [] };
@@ -265,13 +232,13 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
               continue;
             }
             // Judged by the rules the snapshot before the command was taken with, whatever the command did to them.
-            const after = await take(before.folder, before.snapshot.rules, store, target.maxBytes);
+            const after = await takeAfter(before, store, target.maxBytes);
             if ('unavailable' in after) {
               reasons.push({ folder: before.folder, reason: after.unavailable });
               continue;
             }
             try {
-              await folderChanges({ before: before.snapshot, after: after.snapshot, store, maxBytes: target.maxBytes, saved }, found, savedShown, seen);
+              await folderChanges({ folder: before.folder, changes: after.changes, after: after.after, store, maxBytes: target.maxBytes, saved }, found, savedShown, seen);
             } catch (error) {
               reasons.push({ folder: before.folder, reason: `the snapshots could not be compared (${messageOf(error)})` });
             }
@@ -283,6 +250,10 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
       };
     },
     async flush() {
+      for (const folder of folders.keys()) await writeIndex(folder);
+    },
+    async dispose() {
+      for (const state of folders.values()) state.watch?.stop();
       for (const folder of folders.keys()) await writeIndex(folder);
     },
   };

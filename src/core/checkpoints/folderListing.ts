@@ -3,7 +3,7 @@ import { lstatSync, opendirSync, statSync, type Dirent } from 'node:fs';
 import { FolderRules, type IgnoreFile, type IgnoreLevel } from './ignoreFiles';
 import type { MatchBudget } from './matchSteps';
 import { segmentOf } from './pathKeys';
-import type { FolderListing, StatIndex } from './statIndex';
+import type { FolderListing, IndexedFile, StatIndex } from './statIndex';
 import type { WalkSlicer } from './walkSlices';
 
 export type EntryType = 'folder' | 'file' | 'link' | 'other';
@@ -17,6 +17,8 @@ export interface Listed {
   key?: string;
   /** The path the file system takes for it, made once per listing. */
   path?: string | Buffer;
+  /** The index entry the walk last found or made for it (a map lookup saved per file and walk; see IndexedFile.replaced). */
+  file?: IndexedFile;
 }
 
 /** A folder's listing, and which of its entries the .gitignore files above it ignore (kept while those files are the same). */
@@ -24,6 +26,16 @@ export interface Listing extends FolderListing<Listed> {
   hasIgnoreFile: boolean;
   judgedWith?: readonly IgnoreFile[];
   ignored?: Array<boolean | undefined>;
+  /** Where the folder is, and the .gitignore levels its entries were judged by (its own file last): what a look at this folder alone needs. */
+  path?: string | Buffer;
+  levels?: readonly IgnoreLevel[];
+  /** The folder's device (a folder on another one than its workspace folder is another file system). */
+  dev: number;
+}
+
+/** A listing entry, with every field there from the start (the walk reads them all: one shape for all). */
+function listedEntry(segment: string, name: string | Buffer, type: EntryType): Listed {
+  return { segment, name, type, key: undefined, path: undefined, file: undefined };
 }
 
 /** Entries buffered per read of the folder (node's Dir): each read is one short system call. */
@@ -56,12 +68,12 @@ async function readEntries(path: string | Buffer, encoding: 'utf8' | 'buffer', s
 async function listFolder(path: string | Buffer, slicer: WalkSlicer): Promise<Listed[]> {
   if (typeof path === 'string') {
     const listed = await readEntries(path, 'utf8', slicer);
-    if (!listed.some((entry) => entry.name.includes('\uFFFD'))) return listed.map((entry) => ({ segment: entry.name, name: entry.name, type: typeOf(entry) }));
+    if (!listed.some((entry) => entry.name.includes('\uFFFD'))) return listed.map((entry) => listedEntry(entry.name, entry.name, typeOf(entry)));
   }
   return (await readEntries(path, 'buffer', slicer)).map((entry) => {
     const raw = entry.name as unknown as Buffer;
     const segment = segmentOf(raw);
-    return { segment, name: segment === raw.toString('utf8') ? segment : raw, type: typeOf(entry) };
+    return listedEntry(segment, segment === raw.toString('utf8') ? segment : raw, typeOf(entry));
   });
 }
 
@@ -69,15 +81,17 @@ async function listFolder(path: string | Buffer, slicer: WalkSlicer): Promise<Li
  * The folder's listing: the one kept from the last walk while the folder's own stats are unchanged (adding,
  * removing or renaming an entry changes them), else read again. Not trusted when read racily close to a change.
  */
-export async function listingOf(index: StatIndex, key: string, path: string | Buffer, slicer: WalkSlicer): Promise<Listing> {
+export async function listingOf(index: StatIndex, key: string, path: string | Buffer, slicer: WalkSlicer, watch?: (ino: number) => void): Promise<Listing> {
   // The workspace folder itself may be a link to its folder; below it, links are never followed.
   const stat = key === '' ? statSync(path) : lstatSync(path);
   if (!stat.isDirectory()) throw new Error('not a folder');
+  // Watched before it is listed: a change made after the listing raises an event.
+  watch?.(stat.ino);
   const kept = index.folders.get(key) as Listing | undefined;
   if (kept && index.freshFolder(kept, stat)) return kept;
   const listedAt = Date.now();
   const entries = await listFolder(path, slicer);
-  const listing: Listing = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, readAt: listedAt, entries, hasIgnoreFile: entries.some((item) => item.segment === '.gitignore') };
+  const listing: Listing = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, readAt: listedAt, entries, hasIgnoreFile: entries.some((item) => item.segment === '.gitignore'), dev: stat.dev };
   index.folders.set(key, listing);
   return listing;
 }
@@ -97,11 +111,10 @@ export function judgeWith(listing: Listing, levels: readonly IgnoreLevel[]): voi
  */
 export function ignoredAt(listing: Listing, at: number, levels: readonly IgnoreLevel[], base: string, budget: MatchBudget): boolean {
   const item = listing.entries[at] as Listed;
-  if (levels.length === 0 || item.type === 'other') return false;
   const decisions = listing.ignored ?? (listing.ignored = []);
   let decision = decisions[at];
   if (decision === undefined) {
-    decision = FolderRules.ignored(levels, (item.key ??= base + item.segment), item.segment, item.type === 'folder', budget);
+    decision = levels.length > 0 && item.type !== 'other' && FolderRules.ignored(levels, (item.key ??= base + item.segment), item.segment, item.type === 'folder', budget);
     decisions[at] = decision;
   }
   return decision;

@@ -1,115 +1,44 @@
-// One snapshot of a workspace folder, taken by this process alone (no git, no program of the folder's): a walk honouring .gitignore, and the content of new or changed files kept in the blob store.
-import { createHash } from 'node:crypto';
-import { constants, lstatSync, readlinkSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+// One snapshot of a workspace folder, taken by this process alone (no git, no program of the folder's): a walk honouring .gitignore that brings the folder's stat index up to date (every folder, or only those its watch says changed), the content of new or changed files kept in the blob store.
+import { lstatSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { readSmallRegularFile } from './exactFiles';
-import { ignoredAt, judgeWith, listingOf, type Listed } from './folderListing';
-import type { FolderRules, IgnoreLevel } from './ignoreFiles';
+import { ignoredAt, judgeWith, listingOf, type Listed, type Listing } from './folderListing';
+import { FolderRules, type IgnoreLevel } from './ignoreFiles';
 import { MatchBudget } from './matchSteps';
 import { shownKey } from './pathKeys';
-import type { ContentStore } from './snapshotStore';
-import type { StatIndex } from './statIndex';
-import type { StoreBudget } from './storeBudget';
-import { WalkSlicer, type Pause } from './walkSlices';
+import { hashedUpTo, SnapshotUnavailable, stopped, type SnapshotContext } from './snapshotBounds';
+import { linkEntry, readPending, type Pending, type ReadTarget } from './snapshotReads';
+import { freshEntry, type IndexedFile, type StatIndex } from './statIndex';
+import { WalkSlicer } from './walkSlices';
 
-/** One file of a snapshot (an index entry is one as it is: a file the index vouches for costs no new object). */
-export interface FileState {
-  size: number;
-  /** sha-256 of the bytes (for a link: of its target); "" when not hashed (above MAX_HASHED_BYTES, or unreadable). */
-  sha256: string;
-  /** The bytes are in the blob store. */
-  stored: boolean;
-  /** Set for a symbolic link. */
-  link?: true;
-  /** For a file not hashed: its stats, which tell its versions apart instead. */
-  stamp?: string;
-  /** The file's mode as lstat gives it (type and permission bits); absent for a link. */
-  mode?: number;
-}
+export { DEFAULT_SNAPSHOT_CAPS, identityOf, MAX_HASHED_BYTES, permissionsOf, SnapshotUnavailable } from './snapshotBounds';
+export type { FileState, SnapshotCaps, SnapshotContext } from './snapshotBounds';
 
-/** The permission bits of a file's mode (what a restore sets), or undefined when none was recorded. */
-export function permissionsOf(state: Pick<FileState, 'mode' | 'link'>): number | undefined {
-  return state.link || state.mode === undefined ? undefined : state.mode & 0o7777;
-}
-
-/** What tells two versions of a file apart: its hash (or its stats when it was not hashed) and its permission bits. */
-export function identityOf(state: FileState): string {
-  const identity = state.sha256 || state.stamp || '';
-  if (state.link) return `link:${identity}`;
-  const permissions = permissionsOf(state);
-  return permissions === undefined ? identity : `${identity}:${permissions.toString(8)}`;
-}
-
-/** A folder as one snapshot saw it: every file not ignored, by key (see pathKeys.ts), and the rules it was judged by. */
+/**
+ * A folder as one snapshot saw it: its stat index then holds every file not ignored (by key, see pathKeys.ts), as
+ * the walk found it; what changed between two snapshots is what the index journaled between them.
+ */
 export interface FolderSnapshot {
   folder: string;
-  files: Map<string, FileState>;
+  /** The rules the folder was judged by. */
   rules: FolderRules;
   /** Folders that could not be listed (permissions): what changes in them is not seen. */
   unreadable: string[];
   /** Entries whose .gitignore rules took more than one entry's matching budget: judged not ignored (snapshotted). */
   overBudget: number;
+  /** True when the walk looked only at the folders its watch named (see folderWatch.ts), not at every file. */
+  partial: boolean;
 }
 
-/** What one snapshot may take: beyond either cap the folder is not snapshotted (and the picker says so). */
-export interface SnapshotCaps {
-  maxFiles: number;
-  /** Sum of the sizes of the files a snapshot keeps (those not ignored and within snapshotMaxBytes). */
-  maxBytes: number;
-}
-
-export const DEFAULT_SNAPSHOT_CAPS: SnapshotCaps = { maxFiles: 50_000, maxBytes: 200 * 1024 * 1024 };
-
-/** Largest file read to be hashed (a larger one is compared by its stats only). */
-export const MAX_HASHED_BYTES = 64 * 1024 * 1024;
-
-/** Why a snapshot was not taken, in words for the person. */
-export class SnapshotUnavailable extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'SnapshotUnavailable';
-  }
-}
-
-/** Everything one snapshot writes to and is bounded by. */
-export interface SnapshotContext {
-  store: ContentStore;
-  /** Largest file whose bytes are kept (compactionAgent.tools.snapshotMaxBytes). */
-  maxBytes: number;
-  caps: SnapshotCaps;
-  budget: StoreBudget;
-  signal?: AbortSignal;
-  /** How the walk lets the event loop run between slices (default: setImmediate); see walkSlices.ts. */
-  pause?: Pause;
-}
-/** Files up to this size are read with synchronous calls (a few hundred microseconds at most); larger ones asynchronously. */
-const SYNC_READ_BYTES = 1024 * 1024;
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const IF_MISSING = { throwIfNoEntry: false } as const;
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-}
-
-function stopped(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new SnapshotUnavailable('the snapshot was stopped');
-}
-
-function stampIdentity(stat: Pick<Stats, 'size' | 'mtimeMs' | 'ctimeMs' | 'ino'>): string {
-  return `stat:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
 }
 
 interface Folder {
   key: string;
   path: string | Buffer;
   levels: readonly IgnoreLevel[];
-}
-
-interface Pending {
-  key: string;
-  path: string | Buffer;
-  stat: Stats;
 }
 
 function joinPath(folder: string | Buffer, name: string | Buffer): string | Buffer {
@@ -121,81 +50,100 @@ function isGitFolderName(name: string): boolean {
   return name.length === 4 && name.toLowerCase() === '.git';
 }
 
-interface WalkState {
+interface WalkState extends ReadTarget {
   folder: string;
-  index: StatIndex;
   rules: FolderRules;
-  context: SnapshotContext;
-  files: Map<string, FileState>;
+  /** Files met so far (what caps.maxFiles counts). */
+  files: number;
+  /** Index entries met (stamped) so far: when all were, none needs dropping. */
+  met: number;
   pending: Pending[];
+  /** Keys of the folders that could not be listed, and the same as a person reads them. */
+  unreadableKeys: string[];
   unreadable: string[];
   keptBytes: number;
-  /** Files met that the index has an entry for: when all its entries were met, none needs dropping. */
-  indexed: number;
-  slicer: WalkSlicer;
   matching: MatchBudget;
+  /** The device of the workspace folder: a folder on another one is always looked at (its changes may raise no event). */
+  device: number | undefined;
 }
 
-/** Ends the slice (called when it has done its share), and stops when asked to. */
-async function breathe(state: WalkState): Promise<void> {
-  await state.slicer.pause();
-  stopped(state.context.signal);
+/** True when an entry the stats vouch for needs no reading: hashed (or too large to hash), and stored unless too large to keep. */
+function settled(entry: IndexedFile, size: number, context: SnapshotContext): boolean {
+  if (entry.link) return true;
+  if (entry.sha256 === '') return size > hashedUpTo(context);
+  return entry.stored || size > context.maxBytes;
 }
 
-/** One entry of a folder not ignored: a subfolder to walk, or a file taken from the index or left to read. */
-function visit(state: WalkState, stack: Folder[], current: Folder, levels: readonly IgnoreLevel[], base: string, listed: Listed): void {
-  const { segment, name, type } = listed;
-  if (isGitFolderName(segment)) return;
-  listed.key ??= base + segment;
-  const key = listed.key;
-  // FIFOs, sockets and devices are never opened: reading one could block forever.
-  if (type === 'other') return;
-  listed.path ??= joinPath(current.path, name);
-  const path = listed.path;
-  if (type === 'folder') {
-    stack.push({ key, path, levels });
-    return;
-  }
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat) return;
-  const { context, files } = state;
-  if (files.size + state.pending.length >= context.caps.maxFiles) {
+/** A file (or link) not ignored: taken from the index when its stats vouch for it, else left to read. One lstat. */
+function visitFile(state: WalkState, folderKey: string, listed: Listed, key: string, path: string | Buffer): void {
+  const stat = lstatSync(path, IF_MISSING);
+  if (stat === undefined) return;
+  const { context, index } = state;
+  if (++state.files > context.caps.maxFiles) {
     throw new SnapshotUnavailable(`the folder has more than ${context.caps.maxFiles.toLocaleString('en-US')} files not excluded by .gitignore, the most a command snapshot takes`);
   }
-  if (stat.isSymbolicLink()) {
-    files.set(key, linkState(path, stat));
-    return;
-  }
-  if (!stat.isFile()) return;
-  if (stat.size <= context.maxBytes) {
-    state.keptBytes += stat.size;
+  // A file with other names may change through one outside the folder's watch: its folder is always looked at.
+  if (stat.nlink > 1 && !stat.isSymbolicLink()) context.watch?.lookAlways(folderKey);
+  let entry = listed.file;
+  if (entry === undefined || entry.replaced) entry = listed.file = index.entries.get(key);
+  const size = stat.size;
+  if (size <= context.maxBytes && !stat.isSymbolicLink()) {
+    state.keptBytes += size;
     if (state.keptBytes > context.caps.maxBytes) throw new SnapshotUnavailable(`the folder holds more than ${megabytes(context.caps.maxBytes)} of files not excluded by .gitignore, more than a command snapshot takes`);
   }
-  const indexed = state.index.entries.get(key);
-  if (indexed) state.indexed++;
-  const known = indexed && state.index.fresh(key, stat, indexed);
-  const large = stat.size > context.maxBytes;
-  if (known && (known.stored || large) && known.sha256 !== '') {
-    files.set(key, known);
-  } else state.pending.push({ key, path, stat });
+  // The same stats mean the same type (the mode holds it): a link or a file as the entry says.
+  if (entry !== undefined && freshEntry(entry, stat) && settled(entry, size, context)) {
+    if (entry.walk !== state.walk) state.met++;
+    entry.walk = state.walk;
+    return;
+  }
+  if (stat.isSymbolicLink()) {
+    const link = linkEntry(path, stat, state.walk);
+    index.set(key, link);
+    listed.file = link;
+    state.met++;
+  } else if (stat.isFile()) state.pending.push({ listed, key, path, stat });
 }
 
-/** Walks one folder's entries: each judged by the rules and, unless ignored, visited; the walk may pause between any two. */
-async function walkEntries(state: WalkState, stack: Folder[], current: Folder, base: string): Promise<void> {
+/** Judges and visits a listed folder's entries (subfolders go to `found`); the walk may pause between any two. */
+async function visitEntries(state: WalkState, listing: Listing, current: Folder, levels: readonly IgnoreLevel[], found: (folder: Folder) => void): Promise<void> {
   const { slicer, matching } = state;
-  const listing = await listingOf(state.index, current.key, current.path, slicer);
-  const own = await state.rules.rulesOf(base, listing.hasIgnoreFile ? () => joinPath(current.path, '.gitignore') : undefined, slicer);
-  const levels = own ? [...current.levels, { base, file: own }] : current.levels;
+  const base = current.key === '' ? '' : `${current.key}/`;
   judgeWith(listing, levels);
   const entries = listing.entries;
+  const decisions = listing.ignored;
   for (let at = 0; at < entries.length; at++) {
-    const spent = matching.total;
-    const ignored = ignoredAt(listing, at, levels, base, matching);
-    slicer.count('matchSteps', matching.total - spent);
-    slicer.count('entries');
-    if (!ignored) visit(state, stack, current, levels, base, entries[at] as Listed);
-    if (state.slicer.due()) await breathe(state);
+    const listed = entries[at] as Listed;
+    let ignored = decisions?.[at];
+    if (ignored === undefined) {
+      const spent = matching.total;
+      ignored = ignoredAt(listing, at, levels, base, matching);
+      slicer.count('matchSteps', matching.total - spent);
+    }
+    // FIFOs, sockets and devices are never opened: reading one could block forever.
+    if (!ignored && listed.type !== 'other' && !isGitFolderName(listed.segment)) {
+      const key = (listed.key ??= base + listed.segment);
+      const path = (listed.path ??= joinPath(current.path, listed.name));
+      if (listed.type === 'folder') found({ key, path, levels });
+      else visitFile(state, current.key, listed, key, path);
+    }
+    if (slicer.step()) await state.breathe();
   }
+}
+
+/** Lists one folder (watched first, when the walk feeds a watch) and reads its .gitignore: the levels its entries are judged by. */
+async function openFolder(state: WalkState, current: Folder): Promise<{ listing: Listing; levels: readonly IgnoreLevel[] }> {
+  const { slicer, context } = state;
+  const watch = context.watch;
+  const listing = await listingOf(state.index, current.key, current.path, slicer, watch ? (ino) => watch.add(current.key, current.path, ino) : undefined);
+  if (state.device === undefined) state.device = listing.dev;
+  else if (listing.dev !== state.device) watch?.lookAlways(current.key);
+  const base = current.key === '' ? '' : `${current.key}/`;
+  const own = await state.rules.rulesOf(base, listing.hasIgnoreFile ? () => joinPath(current.path, '.gitignore') : undefined, slicer);
+  const levels = own ? [...current.levels, { base, file: own }] : current.levels;
+  listing.path = current.path;
+  listing.levels = levels;
+  return { listing, levels };
 }
 
 /**
@@ -203,103 +151,127 @@ async function walkEntries(state: WalkState, stack: Folder[], current: Folder, b
  * every `.git` (the folder's own and those of nested repositories, whose files are walked like any others). Files
  * whose stats the index vouches for are taken from it; the others are left in `pending` to be read.
  */
-async function walk(state: WalkState): Promise<void> {
+async function walkAll(state: WalkState): Promise<void> {
   const stack: Folder[] = [{ key: '', path: state.folder, levels: [] }];
   const walked = new Set<string>();
   while (stack.length > 0) {
     const current = stack.pop() as Folder;
     walked.add(current.key);
-    const base = current.key === '' ? '' : `${current.key}/`;
     try {
-      await walkEntries(state, stack, current, base);
+      const { listing, levels } = await openFolder(state, current);
+      await visitEntries(state, listing, current, levels, (folder) => stack.push(folder));
     } catch (error) {
       if (error instanceof SnapshotUnavailable) throw error;
       if (current.key === '') throw new SnapshotUnavailable(`the folder could not be read (${error instanceof Error ? error.message : String(error)})`);
+      state.unreadableKeys.push(current.key);
       state.unreadable.push(shownKey(current.key));
     }
-    if (state.slicer.due()) await breathe(state);
+    if (state.slicer.due()) await state.breathe();
   }
-  // Listings of folders gone (or ignored now) are not kept.
+  // Listings of folders gone (or ignored now) are not kept, nor watched.
   if (state.index.folders.size > walked.size) for (const key of state.index.folders.keys()) if (!walked.has(key)) state.index.folders.delete(key);
+  state.context.watch?.keepOnly(walked);
 }
 
-function linkState(path: string | Buffer, stat: Stats): FileState {
-  let target: Buffer;
-  try {
-    target = readlinkSync(path, { encoding: 'buffer' });
-  } catch {
-    return { link: true, size: stat.size, sha256: '', stamp: stampIdentity(stat), stored: false };
-  }
-  const sha256 = createHash('sha256').update(target).digest('hex');
-  return { link: true, size: target.length, sha256, stored: false };
-}
-
-/** The bytes of a larger regular file, read without blocking the event loop (same checks as readSmallRegularFile). */
-async function readLarge(path: string | Buffer): Promise<{ data: Buffer; stat: Stats } | undefined> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile() || stat.size > MAX_HASHED_BYTES) return undefined;
-    return { data: await handle.readFile(), stat };
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Stores the bytes unless stored already (within the store's cap, which may first collect what nothing names). */
-async function storeContent(context: SnapshotContext, sha256: string, data: Buffer): Promise<void> {
-  const { store, budget } = context;
-  const ref = { sha256, bytes: data.length };
-  const kept = store.keepSync?.(ref) ?? (await store.keep(ref));
-  if (kept) return;
-  if (!budget.tryReserve(data.length) && !(await budget.reserve(data.length))) throw new SnapshotUnavailable(budget.fullReason());
-  if (!store.putBytesSync?.(data, ref)) await store.putBytes(data, { durable: false });
-}
-
-/** Reads, hashes and (within snapshotMaxBytes and the store's cap) stores one file; records it in the index. */
-async function readPending(item: Pending, state: WalkState): Promise<void> {
-  const { context, files, index } = state;
-  const readAt = Date.now();
-  const read = item.stat.size > MAX_HASHED_BYTES ? undefined : item.stat.size <= SYNC_READ_BYTES ? readSmallRegularFile(item.path, SYNC_READ_BYTES) : await readLarge(item.path);
-  if (!read) {
-    // Too large to hash, or gone or unreadable meanwhile: compared by its stats, never stored.
-    files.set(item.key, { size: item.stat.size, sha256: '', stamp: stampIdentity(item.stat), stored: false, mode: item.stat.mode });
-    return;
-  }
-  const { data, stat } = read;
-  state.slicer.count('bytes', data.length);
-  const sha256 = createHash('sha256').update(data).digest('hex');
-  const stored = data.length <= context.maxBytes;
-  if (stored) await storeContent(context, sha256, data);
-  // The stats from before the read: a change while reading moves mtime or ctime past them, and the file is read again.
-  const entry = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, sha256, stored, readAt };
-  index.set(item.key, entry);
-  files.set(item.key, entry.size === data.length ? entry : { size: data.length, sha256, stored, mode: stat.mode });
+function folderNames(listing: Listing): string {
+  return listing.entries
+    .filter((item) => item.type === 'folder')
+    .map((item) => item.segment)
+    .sort()
+    .join('/');
 }
 
 /**
- * Snapshots `folder`: files the index vouches for cost one lstat, the others are read, hashed and stored. Throws
- * SnapshotUnavailable (with the reason in words) when a cap is reached, the store is full or `signal` stops it;
- * the index then holds only entries that are true of the files.
+ * Looks again at the folders `changed` names only (those with an event since the last snapshot, see folderWatch.ts):
+ * each listed again when its own stats changed, its files looked at, those no longer listed dropped. False, after
+ * doing part of it, when this cannot stand for a full walk: a folder that went, came, was replaced or cannot be
+ * read, or whose .gitignore reads otherwise now.
  */
-export async function takeFolderSnapshot(folder: string, index: StatIndex, rules: FolderRules, context: SnapshotContext): Promise<FolderSnapshot> {
-  stopped(context.signal);
-  const slicer = new WalkSlicer(context.pause);
-  const state: WalkState = { folder, index, rules, context, files: new Map(), pending: [], unreadable: [], keptBytes: 0, indexed: 0, slicer, matching: new MatchBudget() };
-  await walk(state);
-  if (state.pending.length > 0) await context.budget.prepare();
+async function walkChanged(state: WalkState, changed: ReadonlySet<string>): Promise<boolean> {
+  for (const key of changed) {
+    const known = state.index.folders.get(key) as Listing | undefined;
+    const path = known?.path;
+    if (!known?.levels || path === undefined) return false;
+    const current: Folder = { key, path, levels: known.levels };
+    let listing: Listing;
+    try {
+      listing = await listingOf(state.index, key, path, state.slicer);
+    } catch {
+      return false;
+    }
+    if (listing.ino !== known.ino || folderNames(listing) !== folderNames(known)) return false;
+    if (listing.hasIgnoreFile || known.hasIgnoreFile) {
+      const base = key === '' ? '' : `${key}/`;
+      const now = await new FolderRules().rulesOf(base, listing.hasIgnoreFile ? () => joinPath(path, '.gitignore') : undefined, state.slicer);
+      const own = known.levels.at(-1);
+      if (now !== (own?.base === base ? own.file : null)) return false;
+    }
+    listing.path = path;
+    listing.levels = known.levels;
+    if (listing !== known) {
+      const listed = new Set(listing.entries.map((item) => item.segment));
+      for (const item of known.entries) if (item.type !== 'folder' && !listed.has(item.segment) && item.key !== undefined) state.index.delete(item.key);
+    }
+    await visitEntries(state, listing, current, known.levels, () => undefined);
+  }
+  return true;
+}
+
+/** The pending files read, hashed and stored, with pauses between them. */
+async function readAll(state: WalkState): Promise<void> {
+  if (state.pending.length > 0) await state.context.budget.prepare();
   for (const item of state.pending) {
     await readPending(item, state);
-    slicer.count('entries');
-    if (state.slicer.due()) await breathe(state);
+    state.met++;
+    if (state.slicer.step()) await state.breathe();
   }
-  if (state.unreadable.length === 0 && state.indexed < index.entries.size) index.keepOnly(state.files);
-  return { folder, files: state.files, rules, unreadable: state.unreadable, overBudget: state.matching.exceeded };
+  state.pending = [];
+}
+
+/**
+ * Snapshots `folder`: brings its stat index up to date with it. Files the index vouches for cost one lstat, the
+ * others are read, hashed and stored; entries of files gone (or ignored now) are dropped. With `changed` (the
+ * folders its watch names since the last snapshot, whose rules `rules` are), only those are looked at, unless that
+ * cannot stand for a full walk (then one is taken, with .gitignore files read afresh). Throws
+ * SnapshotUnavailable (with the reason in words) when a cap is reached, the store is full or `signal` stops it;
+ * the index then holds only entries that are true of the files (some not updated yet).
+ */
+export async function takeFolderSnapshot(folder: string, index: StatIndex, rules: FolderRules, context: SnapshotContext, changed?: ReadonlySet<string>): Promise<FolderSnapshot> {
+  stopped(context.signal);
+  const slicer = new WalkSlicer(context.pause);
+  const state: WalkState = {
+    folder,
+    index,
+    rules,
+    context,
+    slicer,
+    walk: index.beginWalk(),
+    breathe: async () => {
+      await slicer.pause();
+      stopped(context.signal);
+    },
+    files: 0,
+    met: 0,
+    pending: [],
+    unreadableKeys: [],
+    unreadable: [],
+    keptBytes: 0,
+    matching: new MatchBudget(),
+    device: undefined,
+  };
+  if (changed) {
+    if (await walkChanged(state, changed)) {
+      await readAll(state);
+      return { folder, rules, unreadable: [], overBudget: state.matching.exceeded, partial: true };
+    }
+    // What the look at changed folders left to read, the full walk finds again, under the .gitignore files as they are now.
+    state.pending = [];
+    state.rules = new FolderRules();
+  }
+  state.walk = index.beginWalk();
+  state.met = 0;
+  await walkAll(state);
+  await readAll(state);
+  if (state.met < index.entries.size) index.dropUnmet(state.walk, state.unreadableKeys);
+  return { folder, rules: state.rules, unreadable: state.unreadable, overBudget: state.matching.exceeded, partial: false };
 }

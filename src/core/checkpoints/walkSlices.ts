@@ -37,6 +37,12 @@ export class WalkSlicer {
     this.work[kind] += amount;
   }
 
+  /** Counts one entry; true when the slice has done its share (see due). */
+  step(): boolean {
+    this.work.entries++;
+    return this.due();
+  }
+
   /** True when the slice has done its share of some kind of work, or run its time (the clock is read every 16th call). */
   due(): boolean {
     const work = this.work;

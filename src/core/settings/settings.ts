@@ -155,7 +155,7 @@ export const SETTING_SPECS = {
   'tools.requireConfirmation': { kind: 'boolean', default: true },
   'tools.includeVsCodeTools': { kind: 'boolean', default: true },
   'tools.runCommandsInTerminal': { kind: 'boolean', default: false },
-  'tools.snapshotMaxBytes': { kind: 'number', default: 4 * 1024 * 1024, minimum: 0, maximum: 1024 * 1024 * 1024 },
+  'tools.snapshotMaxBytes': { kind: 'number', default: 64 * 1024 * 1024, minimum: 0, maximum: 1024 * 1024 * 1024 },
   'tools.snapshotStoreMaxMegabytes': { kind: 'number', default: 2048, minimum: 0, maximum: 1024 * 1024 },
   'tools.delegateMaxPerReply': { kind: 'number', default: 3, minimum: 0, maximum: 20 },
   'tools.delegateMaxPerRequest': { kind: 'number', default: 8, minimum: 0, maximum: 100 },

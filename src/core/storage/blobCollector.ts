@@ -1,10 +1,9 @@
 // Removes blobs (file snapshots, images, large tool outputs) that no session file nor checkpoint index in the sessions folder refers to any more.
 import { randomBytes } from 'node:crypto';
 import * as nodePath from 'node:path';
+import { BLOB_FILE_NAME } from './blobFormat';
 import { errorCode, type FileIo } from './fileIo';
 
-/** A blob file's name: its sha-256 and `.txt` (see BlobStore.pathOf); anything else in the folder is left alone. */
-const BLOB_NAME = /^([0-9a-f]{64})\.txt$/;
 /** Any sha-256 a session line names (blob refs in tool results, file changes, restores, images). */
 const HASH = /[0-9a-f]{64}/g;
 /** Blobs younger than this are kept: a running turn may have stored (or reused) one whose entry is not appended yet. */
@@ -43,9 +42,8 @@ async function referringFiles(io: FileIo, sessionsDir: string): Promise<string[]
   return files;
 }
 
-/** Every hash named in the files, read one at a time (linear in their bytes). */
-async function referencedHashes(io: FileIo, files: readonly string[]): Promise<Set<string>> {
-  const hashes = new Set<string>();
+/** Every hash named in the files, read one at a time (linear in their bytes), added to `hashes`. */
+async function referencedHashes(io: FileIo, files: readonly string[], hashes = new Set<string>()): Promise<Set<string>> {
   for (const file of files) {
     let text: string;
     try {
@@ -82,37 +80,47 @@ async function removeUnlessYoung(io: FileIo, path: string, now: number): Promise
   return stat.size;
 }
 
+interface BlobFile {
+  name: string;
+  hash: string;
+  chunked: boolean;
+}
+
 /**
  * Deletes every blob in `blobDir` that no session file of `sessionsDir` (nor one in its `deleted/` folder, nor a
  * checkpoint index) names, unless it is younger than BLOB_GRACE_MS or `inUse` says this process is about to name it.
- * Run when a session is deleted: its log moves to the trash, and what only it referred to goes now (restoring that
- * log from the trash by hand brings back its text, not its snapshots).
+ * A chunked blob's chunks are named by its list: the lists are judged first, and every chunk a kept list names is
+ * kept with it (a chunk no kept list names goes like any blob). Run when a session is deleted: its log moves to the
+ * trash, and what only it referred to goes now (restoring that log from the trash by hand brings back its text, not
+ * its snapshots).
  */
 export async function collectUnreferencedBlobs(io: FileIo, sessionsDir: string, blobDir: string, now = Date.now(), inUse: (sha256: string) => boolean = () => false): Promise<BlobCollection> {
   const result: BlobCollection = { removed: 0, bytesFreed: 0, kept: 0 };
   const names = await namesIn(io, blobDir);
   if (names.length === 0) return result;
   const referenced = await referencedHashes(io, await referringFiles(io, sessionsDir));
-  for (const name of names) {
-    const hash = BLOB_NAME.exec(name)?.[1];
-    if (hash === undefined) continue;
-    const path = nodePath.join(blobDir, name);
-    if (referenced.has(hash) || inUse(hash)) {
-      result.kept++;
-      continue;
-    }
+  const blobs = names.flatMap((name): BlobFile[] => {
+    const match = BLOB_FILE_NAME.exec(name);
+    return match ? [{ name, hash: match[1] as string, chunked: match[2] === 'chunks' }] : [];
+  });
+  const judge = async (blob: BlobFile): Promise<boolean> => {
+    const path = nodePath.join(blobDir, blob.name);
+    if (referenced.has(blob.hash) || inUse(blob.hash)) return true;
     const stat = await io.stat(path).catch(() => undefined);
-    if (!stat || now - stat.mtimeMs < BLOB_GRACE_MS) {
-      result.kept++;
-      continue;
-    }
+    if (!stat || now - stat.mtimeMs < BLOB_GRACE_MS) return true;
     const freed = await removeUnlessYoung(io, path, now);
-    if (freed === undefined) {
-      result.kept++;
-      continue;
-    }
+    if (freed === undefined) return true;
     result.removed++;
     result.bytesFreed += freed;
+    return false;
+  };
+  const keptLists: string[] = [];
+  for (const blob of blobs.filter((candidate) => candidate.chunked)) {
+    if (!(await judge(blob))) continue;
+    result.kept++;
+    keptLists.push(nodePath.join(blobDir, blob.name));
   }
+  await referencedHashes(io, keptLists, referenced);
+  for (const blob of blobs.filter((candidate) => !candidate.chunked)) if (await judge(blob)) result.kept++;
   return result;
 }
