@@ -195,7 +195,7 @@ function turnFlatness(counter: TokenCounter, small: Sized, large: Sized): Check 
 }
 
 /** Growth per doubling of `work` over that of the linear yardstick (one pass over the session's bytes) timed in the same rounds. */
-function growthCheck(name: string, limit: number, small: Sized, large: Sized, work: (path: SessionEntry[], session: Sized) => void): Check {
+function growthCheck(name: string, limit: number, small: Sized, large: Sized, work: (path: readonly SessionEntry[], session: Sized) => void): Check {
   const samples: number[][] = [[], []];
   const ruler: number[][] = [[], []];
   for (let round = 0; round < 14; round++) {

@@ -151,7 +151,7 @@ export class SessionLog {
   }
 
   /** Root→current-leaf entries. */
-  path(): SessionEntry[] {
+  path(): readonly SessionEntry[] {
     return this.tree.pathTo(this.tree.leafId);
   }
 
