@@ -170,4 +170,39 @@ describe('SessionTree.pathTo', () => {
       { numRuns: 200 },
     );
   });
+
+  it('a-tree-adopting-the-parsers-id-positions-equals-one-built-by-add: later parents and later leaf targets still count as missing', () => {
+    type Step = { kind: 'append' | 'fork' | 'dangling' | 'self' | 'later' | 'leaf' | 'laterLeaf'; pick: number };
+    const kinds = fc.constantFrom<Step['kind']>('append', 'fork', 'dangling', 'self', 'later', 'leaf', 'laterLeaf');
+    fc.assert(
+      fc.property(fc.array(fc.record({ kind: kinds, pick: fc.nat() }), { maxLength: 40 }), (steps) => {
+        const entries: SessionEntry[] = [user('n0', null)];
+        steps.forEach((current, n) => {
+          const target = entries[current.pick % entries.length]?.id ?? 'n0';
+          const id = `n${n + 1}`;
+          if (current.kind === 'append') entries.push(user(id, entries.at(-1)?.id ?? null));
+          else if (current.kind === 'fork') entries.push(user(id, target));
+          else if (current.kind === 'dangling') entries.push(user(id, `missing${n}`));
+          else if (current.kind === 'self') entries.push(user(id, id));
+          else if (current.kind === 'later') entries.push(user(id, `n${n + 2}`));
+          else if (current.kind === 'leaf') entries.push(leafMove(id, target));
+          else entries.push(leafMove(id, `n${n + 2}`));
+        });
+        const built = new SessionTree(entries);
+        const adopted = SessionTree.ofUniqueIds(entries, new Map(entries.map((entry, index) => [entry.id, index])));
+        expect(adopted.leafId).toBe(built.leafId);
+        expect(adopted.danglingEntries().map((entry) => entry.id)).toEqual(built.danglingEntries().map((entry) => entry.id));
+        for (const entry of entries) {
+          expect(ids(adopted.pathTo(entry.id))).toEqual(walkedPath(entries, entry.id));
+          expect(adopted.parentOfNode(entry.id)?.id).toBe(built.parentOfNode(entry.id)?.id);
+        }
+        expect(adopted.tipCount).toBe(built.tipCount);
+        const next = user('next', adopted.leafId);
+        adopted.add(next);
+        built.add(next);
+        expect(ids(adopted.pathTo('next'))).toEqual(ids(built.pathTo('next')));
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -21,6 +21,8 @@ export interface ParsedLog {
   /** The schema version the file was written with. */
   fileVersion: number;
   entries: SessionEntry[];
+  /** Where each entry's id is in `entries` (ids are unique): the session tree adopts it instead of hashing every id again. */
+  positions: Map<string, number>;
   /** 1-based file line of each entry (entryLines[i] is where entries[i] was read). */
   entryLines: number[];
   /** Bytes up to the end of the last complete line (what survives a crash). */
@@ -101,7 +103,8 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
   const entryStarts: number[] = [];
   const entryEnds: number[] = [];
   const corrupt: BadLine[] = [];
-  const seen = new Set<string>();
+  // Every id read so far and where its entry is: finds duplicates, then indexes the tree.
+  let positions = new Map<string, number>();
   // Line ranges left out of the clean bytes (blank or corrupt); the clean copy is only built when there are any.
   const skipped: Array<[number, number]> = [];
   let offset = headerEnd;
@@ -126,7 +129,7 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     const parsed = parseText(text);
     const checked = 'error' in parsed ? parsed : validateEntry(version === SCHEMA_VERSION ? parsed.value : migrateLine(parsed.value as JsonRecord, version, migrations));
     let reason = 'error' in checked ? checked.error : undefined;
-    if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
+    if (!reason && 'entry' in checked && positions.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
     if (reason || !('entry' in checked)) {
       corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
       skipped.push([lineStart, offset]);
@@ -134,8 +137,8 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     }
     // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end.
     const parentId = checked.entry.parentId;
-    if (parentId !== null && !seen.has(parentId)) forwardParents = true;
-    seen.add(checked.entry.id);
+    if (parentId !== null && !positions.has(parentId)) forwardParents = true;
+    positions.set(checked.entry.id, entries.length);
     entries.push(checked.entry);
     entryLines.push(lineNumber);
     entryStarts.push(lineStart);
@@ -153,10 +156,11 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     skipped.sort((a, b) => a[0] - b[0]);
     entryLines = entryLines.filter((_, index) => !looping.has(index));
     entries = entries.filter((_, index) => !looping.has(index));
+    positions = new Map(entries.map((entry, index) => [entry.id, index]));
   }
   const warnings = corrupt.map((bad) => corruptWarning(file, bad));
   if (torn) warnings.push(`${file}: dropped an incomplete last line (${torn.raw.length} bytes) left by an interrupted write`);
   const committedBytes = torn ? torn.offset : data.length;
   const cleanBytes = skipped.length === 0 ? data.subarray(0, committedBytes) : withoutRanges(data, committedBytes, skipped);
-  return { header, fileVersion: version, entries, entryLines, committedBytes, cleanBytes, torn, corrupt, warnings };
+  return { header, fileVersion: version, entries, positions, entryLines, committedBytes, cleanBytes, torn, corrupt, warnings };
 }

@@ -24,7 +24,7 @@ export class SessionTree {
   /** All entries in file order (tree nodes and `leaf` moves). */
   readonly entries: SessionEntry[] = [];
   /** Position in `entries` of the latest entry with each id. */
-  private readonly positionOf = new Map<string, number>();
+  private positionOf = new Map<string, number>();
   /**
    * Per position in `entries`, as numbers (no object per entry): the node it hangs from (always one added before
    * it, so following these links ends at a root after at most one step per node, whatever ids the entries carry:
@@ -53,6 +53,19 @@ export class SessionTree {
     for (const entry of entries) this.add(entry);
   }
 
+  /**
+   * The tree of a log's entries whose ids are unique, adopting `positions` (each id's position in `entries`, as the
+   * parser found it) instead of hashing every id again. Links are made in file order as add makes them: a parent or
+   * a leaf move's target counts only when it comes earlier in the file.
+   */
+  static ofUniqueIds(entries: readonly SessionEntry[], positions: Map<string, number>): SessionTree {
+    const tree = new SessionTree();
+    tree.positionOf = positions;
+    tree.reserve(entries.length);
+    for (const entry of entries) tree.link(entry);
+    return tree;
+  }
+
   get leafId(): string | null {
     return this.currentLeaf;
   }
@@ -65,21 +78,26 @@ export class SessionTree {
    */
   add(entry: SessionEntry): void {
     const at = this.entries.length;
+    // Indexed after it is linked: a reused id naming itself as the parent hangs from the earlier entry with that id.
+    this.link(entry);
+    this.positionOf.set(entry.id, at);
+  }
+
+  /** Links the entry at the next position: only earlier nodes count as its parent or as a leaf move's target. */
+  private link(entry: SessionEntry): void {
+    const at = this.entries.length;
     if (at >= this.parents.length) this.reserve(at + 1);
     if (entry.type === 'leaf') {
       this.entries.push(entry);
-      this.positionOf.set(entry.id, at);
       this.parents[at] = NONE;
-      if (this.isNode(entry.targetId)) this.currentLeaf = entry.targetId;
+      if (this.nodeBefore(entry.targetId, at) !== undefined) this.currentLeaf = entry.targetId;
       return;
     }
-    // Looked up before the entry itself is indexed, so an entry can never be its own parent.
-    const named = entry.parentId === null ? NONE : this.nodeAt(entry.parentId);
-    const current = this.currentLeaf === null ? NONE : (this.nodeAt(this.currentLeaf) ?? NONE);
-    const parent = named === undefined ? current : named;
+    // Only a node before this entry, so an entry can never be its own parent (nor hang from a later one).
+    const named = entry.parentId === null ? NONE : this.nodeBefore(entry.parentId, at);
+    const parent = named !== undefined ? named : this.currentLeaf === null ? NONE : (this.nodeAt(this.currentLeaf) ?? NONE);
     if (named === undefined) this.reattached.push({ entry, parent: parent === NONE ? null : (this.entries[parent] as SessionEntry) });
     this.entries.push(entry);
-    this.positionOf.set(entry.id, at);
     this.parents[at] = parent;
     this.depths[at] = parent === NONE ? 0 : (this.depths[parent] as number) + 1;
     this.firstChild[at] = NONE;
@@ -208,6 +226,12 @@ export class SessionTree {
   private nodeAt(id: string): number | undefined {
     const at = this.positionOf.get(id);
     return at === undefined || (this.entries[at] as SessionEntry).type === 'leaf' ? undefined : at;
+  }
+
+  /** The position of the node with `id` when it comes before position `before`, or undefined. */
+  private nodeBefore(id: string, before: number): number | undefined {
+    const at = this.positionOf.get(id);
+    return at === undefined || at >= before || (this.entries[at] as SessionEntry).type === 'leaf' ? undefined : at;
   }
 
   private reserve(size: number): void {
