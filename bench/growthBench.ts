@@ -129,7 +129,7 @@ function turnSample(fixture: Fixture, counter: TokenCounter, turn: RealTurn, tag
   const tokenize = timeOnce(() => {
     for (const entry of entries) counter.countMessage(entryMessage(entry));
   });
-  let path: SessionEntry[] = [];
+  let path: readonly SessionEntry[] = [];
   const walk = timeOnce(() => {
     for (const entry of entries) fixture.tree.add(entry);
     path = fixture.tree.pathTo(fixture.tree.leafId);
@@ -202,7 +202,7 @@ export async function growthBench(counter: TokenCounter, options: GrowthOptions)
         collectGarbage();
         await openWarm(fixture, counter);
         const open = await openWarm(fixture, counter);
-        const path = (): SessionEntry[] => fixture.tree.pathTo(fixture.baseLeaf);
+        const path = (): readonly SessionEntry[] => fixture.tree.pathTo(fixture.baseLeaf);
         const deps = growthDeps(counter, fixture.cache);
         const twice = (fn: () => void): number => {
           fn();

@@ -121,7 +121,7 @@ export function growthDeps(counter: TokenCounter, cache: CountCache): CountingDe
 }
 
 /** What the compaction panel computes on every update (compactionReview's getState), and the JSON its post sends. */
-export function panelUpdate(path: SessionEntry[], deps: CountingDeps): number {
+export function panelUpdate(path: readonly SessionEntry[], deps: CountingDeps): number {
   const measured: MeasuredContext = measureContext(path, deps);
   const budget = toBudgetView({ budget: measured.budget, path, model: deps.counter.modelId, windowSource: 'setting', autoCompaction: true });
   const views = pathViews(path, measured.counts);
@@ -129,7 +129,7 @@ export function panelUpdate(path: SessionEntry[], deps: CountingDeps): number {
 }
 
 /** What the status item computes after every appended entry (extension.ts: the session's budget view and its usage). */
-export function statusItemUpdate(path: SessionEntry[], deps: CountingDeps): number {
+export function statusItemUpdate(path: readonly SessionEntry[], deps: CountingDeps): number {
   const measured = measureContext(path, deps);
   const budget = toBudgetView({ budget: measured.budget, path, model: deps.counter.modelId, windowSource: 'setting', autoCompaction: true });
   return budget.used + sessionUsage(path).calls;

@@ -32,7 +32,7 @@ function sampleTurn(counter: TokenCounter, tree: SessionTree, cache: CountCache,
   const tokenizeMs = timeOnce(() => {
     for (const entry of entries) counter.countMessage(entryMessage(entry));
   });
-  let path: SessionEntry[] = [];
+  let path: readonly SessionEntry[] = [];
   let counts: EntryCounts | undefined;
   // Each turn forks from the same base leaf, so every sample sees a path of exactly size + 3 entries.
   const pathMs = timeOnce(() => {

@@ -54,6 +54,6 @@ export function renderBench(samples: number): FamilyResult {
   return {
     rows,
     limits: () =>
-      `13. **Markdown rendering (${formatNumber(worst.perDoubling, '×')} per doubling, worst of ${Object.keys(ADVERSARIAL).length} adversarial runs):** a summary is model output, rendered in the review panel on every edit. markdown-it matches emphasis with CommonMark's delimiter algorithm (each run looks back only as far as an opener can be) and caps nesting, so runs such as \`*a*a*a…\` and deep quotes cost time in proportion to their length; raw HTML is escaped, links and images are shown as text, and DOMPurify (the browser's own parser) sanitizes what it renders.`,
+      `13. **Markdown rendering (${formatNumber(worst.perDoubling, '×')} per doubling, worst of ${Object.keys(ADVERSARIAL).length} adversarial runs):** a summary is model output, rendered in the review panel on every edit. markdown-it matches emphasis with CommonMark's delimiter algorithm (each run looks back only as far as an opener can be) and caps nesting, and a paragraph is parsed and rendered in pieces of at most 4,000 characters cut at a line break or a space (one 128k-character line of \`*a **b…\` kept 40k tokens alive at once and grew 2.8× per doubling), so runs such as \`*a*a*a…\` and deep quotes cost time in proportion to their length; raw HTML is escaped, links and images are shown as text, and DOMPurify (the browser's own parser) sanitizes what it renders.`,
   };
 }

@@ -43,7 +43,7 @@ async function inspect(session: string, ...argv: string[]): Promise<InspectJson>
   return JSON.parse(out) as InspectJson;
 }
 
-async function readPath(session: string, leaf?: string): Promise<SessionEntry[]> {
+async function readPath(session: string, leaf?: string): Promise<readonly SessionEntry[]> {
   const { log } = await SessionLog.open(session, { io: nodeFileIo, readOnly: true });
   return log.tree.pathTo(leaf ?? log.leafId);
 }

@@ -198,6 +198,22 @@ describe('hostile lines', () => {
     expect(again.path().map((entry) => entry.id)).toEqual([ids[0], ids[2], ids[3], next.id]);
   });
 
+  it('a-self-parent-after-blank-and-corrupt-lines-is-quarantined-by-its-own-line-and-bytes', async () => {
+    const ids = await seed(5);
+    editLine(3, (line) => ({ ...line, parentId: line.id }));
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const selfLine = lines[3] ?? '';
+    // A blank line and a corrupt one above it shift every later entry's line from its position.
+    lines.splice(1, 0, '', '{not json');
+    writeFileSync(file, lines.join('\n'));
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings.some((warning) => warning.includes(`line 6 is corrupt (entry ${ids[2]} names itself as its parent)`))).toBe(true);
+    expect(log.path().map((entry) => entry.id)).toEqual([ids[0], ids[1], ids[3], ids[4]]);
+    await log.close();
+    const quarantined = readFileSync(quarantinePath(file), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { text: string; line: number });
+    expect(quarantined.find((record) => record.line === 6)?.text).toBe(`${selfLine}\n`);
+  });
+
   it('parent-cycle-never-loops: a ring of parents in the file is set aside with a warning, the rest loads', async () => {
     const ids = await seed(7);
     // a→b→a (line 3 names the later line 4), and x→y→z→x (line 5 names the later line 7).

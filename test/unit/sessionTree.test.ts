@@ -1,4 +1,4 @@
-// SessionTree.pathTo reuses the previously computed path: it must equal a plain parent walk after any mix of appends, branch switches and bad parents, and no parent links can make it loop.
+// SessionTree.pathTo reuses the previously computed path (extended in place by appends): it must equal a plain parent walk after any mix of appends, branch switches and bad parents, never change a path handed out but at its end, and no parent links can make it loop.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SessionEntry } from '../../src/core/session/entries';
@@ -56,7 +56,8 @@ describe('SessionTree.pathTo', () => {
     expect(ids(tree.pathTo('e'))).toEqual(['a', 'b', 'c', 'd', 'e']);
     // Fork at b: the cached path is longer than the new one and must be cut, not reused whole.
     tree.add(user('x', 'b'));
-    expect(ids(tree.pathTo('x'))).toEqual(['a', 'b', 'x']);
+    const fork = tree.pathTo('x');
+    expect(ids(fork)).toEqual(['a', 'b', 'x']);
     tree.add(user('y', 'x'));
     expect(ids(tree.pathTo('y'))).toEqual(['a', 'b', 'x', 'y']);
     expect(ids(tree.pathTo('e'))).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -64,18 +65,27 @@ describe('SessionTree.pathTo', () => {
     expect(ids(tree.pathTo('y'))).toEqual(['a', 'b', 'x', 'y']);
     tree.add(leafMove('l1', 'd'));
     expect(ids(tree.pathTo('l1'))).toEqual(['a', 'b', 'c', 'd']);
-    // An array handed out earlier is the caller's own: later calls never change it.
-    expect(ids(first)).toEqual(['a', 'b', 'c', 'd']);
+    // An array handed out earlier only ever grew at its end (the appends below its leaf); the fork left it whole.
+    expect(ids(first)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(ids(fork)).toEqual(['a', 'b', 'x', 'y']);
   });
 
-  it('returns a fresh array each call, so a caller mutating it cannot corrupt later paths', () => {
+  it('extends the path in place as entries are appended below its leaf: a new entry costs itself, not a copy of the path', () => {
     const tree = new SessionTree([user('a', null), user('b', 'a')]);
     const path = tree.pathTo('b');
-    path.length = 0;
-    path.push(user('z', null));
-    expect(ids(tree.pathTo('b'))).toEqual(['a', 'b']);
+    expect(tree.pathTo('b')).toBe(path);
     tree.add(user('c', 'b'));
-    expect(ids(tree.pathTo('c'))).toEqual(['a', 'b', 'c']);
+    tree.add(user('d', 'c'));
+    expect(tree.pathTo('d')).toBe(path);
+    expect(ids(path)).toEqual(['a', 'b', 'c', 'd']);
+    // Asking for an earlier entry or another branch gives a new array and leaves this one as it is.
+    const earlier = tree.pathTo('b');
+    expect(earlier).not.toBe(path);
+    expect(ids(earlier)).toEqual(['a', 'b']);
+    tree.add(user('x', 'b'));
+    expect(ids(tree.pathTo('x'))).toEqual(['a', 'b', 'x']);
+    expect(ids(path)).toEqual(['a', 'b', 'c', 'd']);
+    expect(Object.isFrozen(tree.pathTo(null))).toBe(true);
   });
 
   it('hangs an entry with a missing parent from the entry before it on its branch, and answers [] for unknown ids and null', () => {
@@ -128,6 +138,7 @@ describe('SessionTree.pathTo', () => {
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         const entries: SessionEntry[] = [user('n0', null)];
         const tree = new SessionTree(entries);
+        const handedOut: Array<{ path: readonly SessionEntry[]; was: string[] }> = [];
         steps.forEach((current, n) => {
           const nodes = entries.filter((entry) => entry.type !== 'leaf');
           const target = nodes[current.pick % nodes.length]?.id ?? 'n0';
@@ -143,9 +154,53 @@ describe('SessionTree.pathTo', () => {
             tree.add(added);
           }
           const asked = current.kind === 'look' ? target : tree.leafId;
-          expect(ids(tree.pathTo(asked))).toEqual(walkedPath(entries, asked));
+          const path = tree.pathTo(asked);
+          expect(ids(path)).toEqual(walkedPath(entries, asked));
+          handedOut.push({ path, was: ids(path) });
           expect(ids(tree.pathTo(target))).toEqual(walkedPath(entries, target));
+          // Every array handed out is still a root→entry path and only ever grew at its end.
+          for (const { path: held, was } of handedOut) {
+            expect(ids(held).slice(0, was.length)).toEqual(was);
+            const last = held.at(-1);
+            if (last) expect(ids(held)).toEqual(walkedPath(entries, last.id));
+          }
+          expect(tree.tipCount).toBe(tree.leaves().length);
         });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a-tree-adopting-the-parsers-id-positions-equals-one-built-by-add: later parents and later leaf targets still count as missing', () => {
+    type Step = { kind: 'append' | 'fork' | 'dangling' | 'self' | 'later' | 'leaf' | 'laterLeaf'; pick: number };
+    const kinds = fc.constantFrom<Step['kind']>('append', 'fork', 'dangling', 'self', 'later', 'leaf', 'laterLeaf');
+    fc.assert(
+      fc.property(fc.array(fc.record({ kind: kinds, pick: fc.nat() }), { maxLength: 40 }), (steps) => {
+        const entries: SessionEntry[] = [user('n0', null)];
+        steps.forEach((current, n) => {
+          const target = entries[current.pick % entries.length]?.id ?? 'n0';
+          const id = `n${n + 1}`;
+          if (current.kind === 'append') entries.push(user(id, entries.at(-1)?.id ?? null));
+          else if (current.kind === 'fork') entries.push(user(id, target));
+          else if (current.kind === 'dangling') entries.push(user(id, `missing${n}`));
+          else if (current.kind === 'self') entries.push(user(id, id));
+          else if (current.kind === 'later') entries.push(user(id, `n${n + 2}`));
+          else if (current.kind === 'leaf') entries.push(leafMove(id, target));
+          else entries.push(leafMove(id, `n${n + 2}`));
+        });
+        const built = new SessionTree(entries);
+        const adopted = SessionTree.ofUniqueIds(entries, new Map(entries.map((entry, index) => [entry.id, index])));
+        expect(adopted.leafId).toBe(built.leafId);
+        expect(adopted.danglingEntries().map((entry) => entry.id)).toEqual(built.danglingEntries().map((entry) => entry.id));
+        for (const entry of entries) {
+          expect(ids(adopted.pathTo(entry.id))).toEqual(walkedPath(entries, entry.id));
+          expect(adopted.parentOfNode(entry.id)?.id).toBe(built.parentOfNode(entry.id)?.id);
+        }
+        expect(adopted.tipCount).toBe(built.tipCount);
+        const next = user('next', adopted.leafId);
+        adopted.add(next);
+        built.add(next);
+        expect(ids(adopted.pathTo('next'))).toEqual(ids(built.pathTo('next')));
       }),
       { numRuns: 200 },
     );

@@ -113,7 +113,7 @@ export function countContext(
   const system = countSystem(counter, options);
   const tools = counter.countTools(options.tools ?? []);
   const isReport = (entry: SessionEntry): boolean => reportOf(entry, counter) !== undefined;
-  const view = counts.full instanceof PathCountMap && counts.full.path === path ? counts.full : undefined;
+  const view = counts.full instanceof PathCountMap && counts.full.isViewOf(path) ? counts.full : undefined;
   const carried = carriedRequest(path)?.id ?? null;
   if (view) {
     const reports = (entryId: string): number | undefined => reportOf(view.record(entryId)?.entry, counter);

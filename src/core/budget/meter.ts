@@ -36,7 +36,7 @@ export interface CountingDeps {
 
 
 export interface MeasuredContext {
-  path: SessionEntry[];
+  path: readonly SessionEntry[];
   /** Our raw per-entry counts (the cache's units). */
   counts: EntryCounts;
   /** The same entries in the endpoint's units: what every planner compares with the budget. */
@@ -107,7 +107,7 @@ function endpointBreakdown(raw: BudgetBreakdown, ratio: number, tools: number, u
  * appended since (near-exact: only the new tail is estimated), when that report is believable and
  * nothing was pruned or compacted after it; else our calibrated count of the whole prompt.
  */
-export function measureContext(path: SessionEntry[], deps: CountingDeps): MeasuredContext {
+export function measureContext(path: readonly SessionEntry[], deps: CountingDeps): MeasuredContext {
   const { counter, calibration } = deps;
   const thresholds = thresholdsFor(deps.contextWindow, deps.settings);
   const counts = countPath(path, counter, deps.cache);

@@ -255,7 +255,7 @@ function indexFor(store: PathStore, protectedTools: readonly string[]): PruneInd
 export function planPruneIncremental(path: readonly SessionEntry[], counts: { full: unknown }, costs: EntryCosts, ratio: number, settings: Settings['pruning']): PrunePlan {
   if (!settings.enabled) return NOTHING;
   const view = counts.full;
-  if (!(view instanceof PathCountMap) || view.path !== path || !view.store.chain || !(ratio > 0) || !Number.isFinite(ratio)) return planPrune(path, costs, settings);
+  if (!(view instanceof PathCountMap) || !view.isViewOf(path) || !view.store.chain || !(ratio > 0) || !Number.isFinite(ratio)) return planPrune(path, costs, settings);
   const index = indexFor(view.store, settings.protectedTools);
   index.sync(path);
   return index.plan(path.length, ratio, settings);

@@ -63,7 +63,7 @@ const NO_CUT: Omit<CutPlan, 'needed' | 'minimumAfter'> = {
   lastCut: null,
 };
 
-export async function planReport(path: SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {
+export async function planReport(path: readonly SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {
   const counter = options.counter ?? (await TokenCounter.create(options.model));
   const deps: CountingDeps = {
     counter,

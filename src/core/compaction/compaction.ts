@@ -135,7 +135,8 @@ export async function proposeAgain(log: CompactionLog, proposal: CompactionPropo
 
 /** Summarizes what `replaces` names for a summary at `cut`, and measures the context that would be sent after it. */
 async function summarizeAt(log: CompactionLog, measured: MeasuredContext, at: Cut, replaces: Replaced, options: Omit<ProposeOptions, 'force'>): Promise<CompactionProposal> {
-  const path = measured.path;
+  // As measured: the summary call awaits, and the session's path (one shared array) grows if something is appended meanwhile.
+  const path = measured.path.slice();
   const cut: Cut = { firstKeptEntryId: at.firstKeptEntryId, splitsTurn: at.splitsTurn, carriedRequestId: at.carriedRequestId };
   const byId = new Map(path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
   const pick = (ids: readonly string[]): MessageEntry[] => ids.flatMap((id) => byId.get(id) ?? []);

@@ -88,7 +88,8 @@ function latestRequest(path: readonly SessionEntry[]): UserEntry | undefined {
  * the context holds no message yet. Nothing is written.
  */
 export async function proposeHandoff(log: CompactionLog, options: ProposeOptions): Promise<CompactionProposal | null> {
-  const path = log.path();
+  // As it is now: the summary call awaits, and the session's path (one shared array) grows if something is appended meanwhile.
+  const path = log.path().slice();
   const measured = measureContext(path, options);
   const entries = sentEntries(contextParts(path));
   if (entries.length === 0) return null;

@@ -264,7 +264,8 @@ export interface ModelSummarizerOptions {
 export function modelSummarizer(options: ModelSummarizerOptions): SummarizeFn {
   const complete = completeWithModel(options.model);
   return async (request) => {
-    const path = options.path();
+    // As it is now: summarizing awaits the model, and the session's path (one shared array) grows if something is appended meanwhile.
+    const path = options.path().slice();
     return summarize({
       path,
       cut: request.cut,

@@ -268,7 +268,10 @@ export function contextParts(path: readonly SessionEntry[]): ContextParts {
   const carried = span.carried;
   return {
     compaction: span.compaction,
-    summarized: span.summarized,
+    // Copied when asked for (the cut plan, the summarizer, a hand-off), not on every build: it is most of the path.
+    get summarized(): SessionEntry[] {
+      return span.summarized;
+    },
     resent,
     restored: resent.filter((entry) => span.restoredIds.has(entry.id)),
     carried: carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined,

@@ -89,6 +89,9 @@ const FIELDS: Record<KnownType, Record<string, Check>> = {
   fileRestore: { targetId: isString, changes: isFileChanges },
 };
 
+/** FIELDS as lists, made once: listing a kind's fields for every entry read was a tenth of a session's open. */
+const CHECKS = new Map<string, ReadonlyArray<[string, Check]>>(Object.entries(FIELDS).map(([type, fields]) => [type, Object.entries(fields)]));
+
 /**
  * Returns the entry when the value is a well-formed entry of a known kind, or an opaque entry when its kind is
  * one this version does not know but it has the envelope every entry has (id, parentId); else a reason.
@@ -103,7 +106,9 @@ export function validateEntry(value: unknown): { entry: SessionEntry } | { error
   if (!isKnown(type)) return { entry: opaqueEntry(value, value.id, value.parentId) };
   if (!isString(value.timestamp)) return { error: 'missing timestamp' };
   const entry = withoutBadCarriedRequest(withoutBadSnapshots(value));
-  for (const [field, check] of Object.entries(FIELDS[type])) {
+  const checks = CHECKS.get(type) ?? [];
+  for (let at = 0; at < checks.length; at++) {
+    const [field, check] = checks[at] as [string, Check];
     if (!check(entry[field])) return { error: `${type} entry has an invalid "${field}"` };
   }
   return { entry: entry as unknown as SessionEntry };

@@ -21,8 +21,10 @@ export interface ParsedLog {
   /** The schema version the file was written with. */
   fileVersion: number;
   entries: SessionEntry[];
-  /** 1-based file line of each entry (entryLines[i] is where entries[i] was read). */
-  entryLines: number[];
+  /** Where each entry's id is in `entries` (ids are unique): the session tree adopts it instead of hashing every id again. */
+  positions: Map<string, number>;
+  /** The 1-based file line entries[index] was read from. */
+  entryLine(index: number): number;
   /** Bytes up to the end of the last complete line (what survives a crash). */
   committedBytes: number;
   /** The header and every loadable line, raw: the file as it should be after quarantining bad lines. */
@@ -92,16 +94,28 @@ function readHeader(data: Buffer, file: string, migrations: Readonly<Record<numb
   return { header: { ...(migrated as unknown as SessionHeader), version: SCHEMA_VERSION }, version, end: end + 1 };
 }
 
+/** The lines of the first `count` entries when every line so far held one (the header is line 1). */
+function entryLinesSoFar(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => index + 2);
+}
+
+/** Where each line of the file starts (lineStarts[n - 1] is line n's first byte): found only to set loops aside. */
+function lineStarts(data: Buffer): number[] {
+  const starts = [0];
+  for (let newline = data.indexOf(NEWLINE); newline >= 0 && newline + 1 < data.length; newline = data.indexOf(NEWLINE, newline + 1)) starts.push(newline + 1);
+  return starts;
+}
+
 /** Never throws for damaged entry lines; throws SessionReadError only when there is no usable header. */
 export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Record<number, Migration>> = MIGRATIONS): ParsedLog {
   const { header, version, end: headerEnd } = readHeader(data, file, migrations);
   let entries: SessionEntry[] = [];
-  let entryLines: number[] = [];
+  // Each entry's line, kept from the first line skipped on: until then entries[i] is on line i + 2 (no array).
+  let entryLines: number[] | undefined;
   // Where each entry's line starts and ends, kept only to set aside the entries that close a parent loop.
-  const entryStarts: number[] = [];
-  const entryEnds: number[] = [];
   const corrupt: BadLine[] = [];
-  const seen = new Set<string>();
+  // Every id read so far and where its entry is: finds duplicates, then indexes the tree.
+  let positions = new Map<string, number>();
   // Line ranges left out of the clean bytes (blank or corrupt); the clean copy is only built when there are any.
   const skipped: Array<[number, number]> = [];
   let offset = headerEnd;
@@ -120,43 +134,49 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     // Decoded once: the same text serves the blank check and JSON.parse.
     const text = data.toString('utf8', lineStart, newline);
     if (text.length === 0 || (text.charCodeAt(0) <= 0x20 && text.trim() === '')) {
+      entryLines ??= entryLinesSoFar(entries.length);
       skipped.push([lineStart, offset]);
       continue;
     }
     const parsed = parseText(text);
     const checked = 'error' in parsed ? parsed : validateEntry(version === SCHEMA_VERSION ? parsed.value : migrateLine(parsed.value as JsonRecord, version, migrations));
     let reason = 'error' in checked ? checked.error : undefined;
-    if (!reason && 'entry' in checked && seen.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
+    if (!reason && 'entry' in checked && positions.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
     if (reason || !('entry' in checked)) {
+      entryLines ??= entryLinesSoFar(entries.length);
       corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
       skipped.push([lineStart, offset]);
       continue;
     }
     // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end.
     const parentId = checked.entry.parentId;
-    if (parentId !== null && !seen.has(parentId)) forwardParents = true;
-    seen.add(checked.entry.id);
+    if (parentId !== null && !positions.has(parentId)) forwardParents = true;
+    positions.set(checked.entry.id, entries.length);
     entries.push(checked.entry);
-    entryLines.push(lineNumber);
-    entryStarts.push(lineStart);
-    entryEnds.push(offset);
+    entryLines?.push(lineNumber);
   }
   const looping = forwardParents ? loopingEntries(entries) : new Map<number, string>();
   if (looping.size > 0) {
+    const lines = entryLines ?? entryLinesSoFar(entries.length);
+    const starts = lineStarts(data);
     for (const [index, reason] of looping) {
-      const start = entryStarts[index] ?? 0;
-      const stop = entryEnds[index] ?? start;
-      corrupt.push({ line: entryLines[index] ?? 0, offset: start, raw: data.subarray(start, stop), reason });
+      const line = lines[index] ?? 0;
+      const start = starts[line - 1] ?? 0;
+      const stop = starts[line] ?? data.length;
+      corrupt.push({ line, offset: start, raw: data.subarray(start, stop), reason });
       skipped.push([start, stop]);
     }
     corrupt.sort((a, b) => a.offset - b.offset);
     skipped.sort((a, b) => a[0] - b[0]);
-    entryLines = entryLines.filter((_, index) => !looping.has(index));
+    entryLines = lines.filter((_, index) => !looping.has(index));
     entries = entries.filter((_, index) => !looping.has(index));
+    positions = new Map(entries.map((entry, index) => [entry.id, index]));
   }
   const warnings = corrupt.map((bad) => corruptWarning(file, bad));
   if (torn) warnings.push(`${file}: dropped an incomplete last line (${torn.raw.length} bytes) left by an interrupted write`);
   const committedBytes = torn ? torn.offset : data.length;
   const cleanBytes = skipped.length === 0 ? data.subarray(0, committedBytes) : withoutRanges(data, committedBytes, skipped);
-  return { header, fileVersion: version, entries, entryLines, committedBytes, cleanBytes, torn, corrupt, warnings };
+  const kept = entryLines;
+  const entryLine = kept ? (index: number): number => kept[index] ?? 0 : (index: number): number => index + 2;
+  return { header, fileVersion: version, entries, positions, entryLine, committedBytes, cleanBytes, torn, corrupt, warnings };
 }

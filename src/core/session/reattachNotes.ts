@@ -39,7 +39,7 @@ function notedWarnings(parsed: ParsedLog, reattached: readonly Reattachment[]): 
   const warnings = [...parsed.warnings];
   if (reattached.length === 0 || parsed.corrupt.length === 0) return warnings;
   const lineOf = new Map<object, number>();
-  parsed.entries.forEach((entry, index) => lineOf.set(entry, parsed.entryLines[index] ?? 0));
+  parsed.entries.forEach((entry, index) => lineOf.set(entry, parsed.entryLine(index)));
   // Only the warnings shown one by one get notes; each names its first few entries and counts the rest.
   const notes = new Map<number, { shown: string[]; count: number }>();
   for (const moved of reattached) {

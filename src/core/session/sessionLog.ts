@@ -65,7 +65,7 @@ export class SessionLog {
   private constructor(
     readonly file: string,
     readonly header: SessionHeader,
-    entries: SessionEntry[],
+    parsed: ParsedLog,
     private committedBytes: number,
     private readonly io: FileIo,
     private readonly lock: SessionLock | undefined,
@@ -73,7 +73,7 @@ export class SessionLog {
     blobDir: string,
     private readonly now: () => Date,
   ) {
-    this.tree = new SessionTree(entries);
+    this.tree = SessionTree.ofUniqueIds(parsed.entries, parsed.positions);
     this.blobs = new BlobStore(blobDir, io);
   }
 
@@ -96,7 +96,7 @@ export class SessionLog {
     try {
       const committed = options.readOnly ? parsed.committedBytes : await SessionLog.repair(io, file, parsed, now());
       const blobDir = options.blobDir ?? nodePath.join(nodePath.dirname(file), 'blobs');
-      const log = new SessionLog(file, parsed.header, parsed.entries, committed, io, lock, options.readOnly ?? false, blobDir, now);
+      const log = new SessionLog(file, parsed.header, parsed, committed, io, lock, options.readOnly ?? false, blobDir, now);
       const damage = { tornBytes: parsed.torn?.raw.length ?? 0, corruptLines: parsed.corrupt.length };
       return { log, warnings: withReattachNotes(parsed, log.tree.reattachments(), file), damage };
     } catch (error) {
@@ -151,7 +151,7 @@ export class SessionLog {
   }
 
   /** Root→current-leaf entries. */
-  path(): SessionEntry[] {
+  path(): readonly SessionEntry[] {
     return this.tree.pathTo(this.tree.leafId);
   }
 

@@ -88,6 +88,11 @@ export class PathCountMap implements ReadonlyMap<string, number> {
     private readonly length: number = path.length,
   ) {}
 
+  /** True when this is the view of `path` as it is now (paths are shared and may have grown since the view was made). */
+  isViewOf(path: readonly SessionEntry[]): boolean {
+    return path === this.path && path.length === this.length;
+  }
+
   /** The record of `id` when that entry is on this path. */
   record(id: string): EntryRecord | undefined {
     const record = this.store.records.get(id);

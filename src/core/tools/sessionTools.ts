@@ -71,7 +71,7 @@ export const readStoredOutputTool: Tool = defineTool(
   },
 );
 
-function transcriptRange(path: SessionEntry[], compactionId: string | undefined): { entries: SessionEntry[]; label: string } | { error: string } {
+function transcriptRange(path: readonly SessionEntry[], compactionId: string | undefined): { entries: readonly SessionEntry[]; label: string } | { error: string } {
   const compactions = path.filter((entry) => entry.type === 'compaction');
   const compaction = compactionId === undefined ? compactions[compactions.length - 1] : compactions.find((entry) => entry.id === compactionId);
   if (compactionId !== undefined && !compaction) return { error: `read_transcript: no compaction ${JSON.stringify(compactionId)} on the current branch.` };

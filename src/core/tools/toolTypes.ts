@@ -21,7 +21,7 @@ export interface ToolOutput {
 export interface SessionAccess {
   entry(id: string): SessionEntry | undefined;
   /** Entries from the root to the current leaf. */
-  path(): SessionEntry[];
+  path(): readonly SessionEntry[];
   readBlob(ref: BlobRef): Promise<string>;
 }
 

@@ -17,7 +17,7 @@ export function shortened(text: string): string {
 }
 
 /** Every compaction's coverage on one path, computed in one pass: the panel and the restore picker ask for all of them. */
-const coveragesByPath = new WeakMap<readonly SessionEntry[], Map<string, CompactionCoverage>>();
+const coveragesByPath = new WeakMap<readonly SessionEntry[], { length: number; coverages: Map<string, CompactionCoverage> }>();
 
 /**
  * What each compaction on `path` summarized (by compaction id): the messages from the previous compaction's kept
@@ -25,8 +25,9 @@ const coveragesByPath = new WeakMap<readonly SessionEntry[], Map<string, Compact
  * made the panel and the picker quadratic: 400 compactions on 100k entries took half a second per update).
  */
 export function compactionCoverages(path: readonly SessionEntry[]): ReadonlyMap<string, CompactionCoverage> {
+  // Keyed by the array and its length: a session's path is one array that grows as entries are appended.
   const known = coveragesByPath.get(path);
-  if (known) return known;
+  if (known?.length === path.length) return known.coverages;
   // Only the kept entries compactions name need a position: no map of every id on the path.
   const firstIndex = new Map<string, number>();
   const named = new Set<string>();
@@ -50,7 +51,7 @@ export function compactionCoverages(path: readonly SessionEntry[]): ReadonlyMap<
     if (!coverages.has(entry.id)) coverages.set(entry.id, { turns, firstRequest: first?.type === 'user' ? shortened(first.text) : '' });
     start = keptAt >= 0 ? keptAt : at + 1;
   });
-  coveragesByPath.set(path, coverages);
+  coveragesByPath.set(path, { length: path.length, coverages });
   return coverages;
 }
 

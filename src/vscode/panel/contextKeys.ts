@@ -1,5 +1,6 @@
 // Context keys for `when` clauses (palette, menus, walkthrough): is there a session, a compaction, a branch, an endpoint, a key.
 import * as vscode from 'vscode';
+import { pathMarkers } from '../../core/context/pathMarkers';
 import type { AgentSessions } from '../sessions/agentSessions';
 import type { ApiKeyStore } from '../endpoint/apiKeyStore';
 import type { EndpointConnection } from '../endpoint/endpointConnection';
@@ -61,8 +62,9 @@ export class ContextKeys implements vscode.Disposable {
     }
     const tree = session.log.tree;
     this.set('hasSession', true);
-    this.set('hasCompaction', tree.compactionsOnPath(session.log.leafId).length > 0);
-    this.set('hasBranches', tree.leaves().length > 1);
+    // From the markers kept per session and the tips counted as entries come: no walk of the session per change.
+    this.set('hasCompaction', pathMarkers(session.log.path()).compaction !== null);
+    this.set('hasBranches', tree.tipCount > 1);
   }
 
   private async updateEndpointKeys(): Promise<void> {
