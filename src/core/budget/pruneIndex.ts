@@ -5,6 +5,7 @@ import type { SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import { PathCountMap, type EntryRecord, type PathStore } from '../tokens/pathCounts';
 import { planPrune, type EntryCosts, type PrunePlan } from './prunePlan';
+import { sharedPrefixLength } from '../session/sharedPrefix';
 
 const NOTHING: PrunePlan = { entryIds: [], tokensFreed: 0 };
 
@@ -68,7 +69,7 @@ class PruneIndex {
 
   /** Brings the index to `path`: keeps the shared prefix, scans what follows, rebuilds when a marker is involved. */
   sync(path: readonly SessionEntry[]): void {
-    const shared = this.sharedPrefix(path);
+    const shared = sharedPrefixLength(this.entries, path);
     if (this.markerAt >= shared) {
       this.rebuild(path, shared);
       return;
@@ -85,20 +86,6 @@ class PruneIndex {
       this.entries.push(entry);
       this.classify(entry, position);
     }
-  }
-
-  /** How many leading entries of `path` this index holds (binary search: on a chain, sharing is prefix-closed). */
-  private sharedPrefix(path: readonly SessionEntry[]): number {
-    const limit = Math.min(this.entries.length, path.length);
-    if (limit === 0 || this.entries[limit - 1] === path[limit - 1]) return limit;
-    let low = 0;
-    let high = limit - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.entries[middle] === path[middle]) low = middle + 1;
-      else high = middle;
-    }
-    return low;
   }
 
   private truncate(length: number): void {

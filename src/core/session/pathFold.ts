@@ -1,5 +1,6 @@
 // An incremental reading of a session's paths: entries folded in path order, each change undoable, so the next turn or a nearby branch costs the entries between the two paths.
 import type { SessionEntry } from './entries';
+import { sharedPrefixLength } from './sharedPrefix';
 
 /** Records how to take back one change a fold step made (run in reverse order when the fold moves back). */
 export type Undo = (restore: () => void) => void;
@@ -42,7 +43,7 @@ export class PathFold {
   sync(path: readonly SessionEntry[]): boolean {
     if (path[0] !== this.root) return false;
     if (this.holds(path)) return true;
-    const shared = this.sharedPrefix(path);
+    const shared = sharedPrefixLength(this.entries, path);
     this.truncate(shared);
     for (let index = shared; index < path.length; index++) {
       const entry = path[index] as SessionEntry;
@@ -52,20 +53,6 @@ export class PathFold {
       this.step(entry, index, path, this.undo);
     }
     return true;
-  }
-
-  /** How many leading entries of `path` the fold holds. */
-  private sharedPrefix(path: readonly SessionEntry[]): number {
-    const limit = Math.min(this.entries.length, path.length);
-    if (limit === 0 || this.entries[limit - 1] === path[limit - 1]) return limit;
-    let low = 0;
-    let high = limit - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.entries[middle] === path[middle]) low = middle + 1;
-      else high = middle;
-    }
-    return low;
   }
 
   private truncate(length: number): void {
