@@ -12,8 +12,9 @@ export interface RunDocument {
 
 const METHOD = `\`npm run bench\` (script \`node bench/run.mjs\`: bundles \`bench/main.ts\` with esbuild into \`dist-bench/\` and runs it)
 prints the table below and ends with "N of M targets met"; it exits non-zero when a target is not met. \`--json\` prints one JSON
-object (\`machine\`, \`figures\` by key, \`rows\` with target and met flag, \`targets\`, and the cost family's \`value\`) on stdout, progress
-on stderr. \`--markdown\` prints the table as Markdown, \`--quick\` runs fewer repetitions, \`--only=<step>\` runs the steps whose
+object (\`machine\`, \`figures\` by key, \`rows\` with target and met flag, \`targets\` with the keys of those missed, and the cost
+family's \`value\`) on stdout, progress on stderr, and exits zero once the run completes, so a pipe reads one whole object (npm adds an
+error object to stdout after a failing script); the verdict is \`targets.missed\`. \`--markdown\` prints the table as Markdown, \`--quick\` runs fewer repetitions, \`--only=<step>\` runs the steps whose
 name starts so, \`--package\` runs \`npm run package\` first so row 7 measures the production bundles that ship.
 \`--write\` regenerates this file (and the pictures in \`docs/bench/\`) from the run: every figure here, in the tables and in the
 text, is one that run printed; it refuses a partial run (\`--only\`, \`--quick\`, \`--smoke\`). \`--smoke\` is the short form CI runs
