@@ -132,6 +132,20 @@ describe('SessionLog', () => {
     expect(after).toEqual([]);
   });
 
+  it('sets aside a line of invalid UTF-8 between multibyte lines by its exact bytes: the file keeps every other byte', async () => {
+    const ids = await seed(4);
+    const original = readFileSync(file);
+    const lines = original.toString('utf8').split('\n');
+    const at = Buffer.byteLength(`${lines.slice(0, 3).join('\n')}\n`, 'utf8');
+    const bad = Buffer.from([0x7b, 0xc3, 0x28, 0xe2, 0x9c, 0x0a]);
+    writeFileSync(file, Buffer.concat([original.subarray(0, at), bad, original.subarray(at)]));
+    const { log, warnings } = await SessionLog.open(file);
+    expect(warnings).toEqual([expect.stringContaining('line 4 is corrupt')]);
+    expect(log.tree.entries.map((entry) => entry.id)).toEqual(ids);
+    await log.close();
+    expect(readFileSync(file).equals(original)).toBe(true);
+  });
+
   it('after a failed append, cuts the partial line off before the next append', async () => {
     const io = new FaultyFileIo();
     const log = await SessionLog.create(file, {}, { io });
