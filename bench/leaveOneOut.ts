@@ -1,0 +1,147 @@
+// Training and test kept apart: for each family of sessions, our defaults are chosen from the candidate settings on the other families and judged against the peers on that one.
+import { compare, PEER_KEYS, type PolicyBill } from './costBench';
+import { beatsDefaults, type Beaten, type Comparison } from './pairedVerdict';
+
+/**
+ * How many points of availability one doubling of cost is worth when two candidates tie on the rule: the rule itself
+ * trades 2 % of cost against about a point (a peer 2 % cheaper at equal availability beats, as does one a point
+ * better at equal cost), so utility = 100 × availability − 50 × ln(cost).
+ */
+const POINTS_PER_LOG_COST = 50;
+
+/** One window's bills over every session set: our candidate settings (the defaults among them as `ours`) and the peers. */
+export interface WindowBills {
+  candidates: Record<string, PolicyBill>;
+  peers: Record<string, PolicyBill>;
+}
+
+/** A candidate's verdict against one peer on one family's sessions. */
+export type FamilyVerdict = Comparison & { beaten: Beaten | null };
+
+/** What the held-out family says about the candidate chosen without it. */
+export interface HeldOut {
+  family: string;
+  /** Chosen on every other family. */
+  chosen: string;
+  cost: number;
+  availability: number | null;
+  /** The chosen candidate against each peer on the held-out family, as the peer compares with it. */
+  versus: Record<string, FamilyVerdict>;
+  /** Peers that beat the chosen candidate on the held-out family. */
+  beatenBy: string[];
+}
+
+export interface LeaveOneOut {
+  families: string[];
+  heldOut: HeldOut[];
+  /** The candidate chosen on all families: what the defaults should be. */
+  chosenOnAll: string;
+  /** No held-out family's choice is beaten by a peer there. */
+  outOfSample: boolean;
+}
+
+/** The workloads of each family, from each workload's family. */
+export function familyWorkloads(families: Readonly<Record<string, string>>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [workload, family] of Object.entries(families)) {
+    const set = out.get(family) ?? new Set<string>();
+    set.add(workload);
+    out.set(family, set);
+  }
+  return out;
+}
+
+/** Cost and pooled availability of a bill over some workloads. */
+function within(bill: PolicyBill, workloads: ReadonlySet<string>): { cost: number; availability: number | null } {
+  const cost = Object.entries(bill.byWorkload).reduce((sum, [name, spent]) => sum + (workloads.has(name) ? spent.cost : 0), 0);
+  const samples = bill.calls.filter((c) => workloads.has(c.workload));
+  const needs = samples.reduce((sum, c) => sum + c.needs, 0);
+  return { cost, availability: needs > 0 ? samples.reduce((sum, c) => sum + c.available, 0) / needs : null };
+}
+
+/** The tie-break: availability in points less the log of cost at the rule's rate. */
+export function utility(cost: number, share: number | null): number {
+  return 100 * (share ?? 0) - POINTS_PER_LOG_COST * Math.log(Math.max(cost, 1e-9));
+}
+
+/** Every candidate's verdict against every peer on every family, computed once. */
+type Matrix = Map<string, Map<string, Record<string, FamilyVerdict>>>;
+
+function verdictMatrix(bills: WindowBills, byFamily: ReadonlyMap<string, ReadonlySet<string>>): Matrix {
+  const matrix: Matrix = new Map();
+  for (const [candidate, bill] of Object.entries(bills.candidates)) {
+    const families = new Map<string, Record<string, FamilyVerdict>>();
+    for (const [family, workloads] of byFamily) {
+      const versus: Record<string, FamilyVerdict> = {};
+      for (const [peer, peerBill] of Object.entries(bills.peers)) {
+        const comparison = compare(bill, peerBill, workloads);
+        versus[peer] = { ...comparison, beaten: beatsDefaults(comparison) };
+      }
+      families.set(family, versus);
+    }
+    matrix.set(candidate, families);
+  }
+  return matrix;
+}
+
+/**
+ * The candidate chosen on some families: fewest (family, peer) pairs where a peer beats it by the paired rule, each
+ * family judged on its own sessions as the held-out one will be; ties go to the highest utility on those families'
+ * sessions pooled. `ours` (the current defaults) wins an exact tie.
+ */
+export function choose(bills: WindowBills, matrix: Matrix, byFamily: ReadonlyMap<string, ReadonlySet<string>>, training: readonly string[]): string {
+  const pooled = new Set(training.flatMap((family) => [...(byFamily.get(family) ?? [])]));
+  const scored = Object.entries(bills.candidates).map(([key, bill]) => {
+    const beaten = training.reduce((sum, family) => sum + Object.values(matrix.get(key)?.get(family) ?? {}).filter((v) => v.beaten).length, 0);
+    const mine = within(bill, pooled);
+    return { key, beaten, utility: utility(mine.cost, mine.availability) };
+  });
+  scored.sort((a, b) => a.beaten - b.beaten || b.utility - a.utility || (a.key === 'ours' ? -1 : b.key === 'ours' ? 1 : 0));
+  return scored[0]?.key ?? 'ours';
+}
+
+/** Leave one family out at one window: choose on the others, judge on it, for every family; and the choice on all. */
+export function leaveOneFamilyOut(bills: WindowBills, families: Readonly<Record<string, string>>): LeaveOneOut {
+  const byFamily = familyWorkloads(families);
+  const names = [...byFamily.keys()].sort();
+  const matrix = verdictMatrix(bills, byFamily);
+  const heldOut = names.map((family): HeldOut => {
+    const chosen = choose(bills, matrix, byFamily, names.filter((name) => name !== family));
+    const versus = matrix.get(chosen)?.get(family) ?? {};
+    const mine = within(bills.candidates[chosen] as PolicyBill, byFamily.get(family) ?? new Set());
+    return { family, chosen, cost: mine.cost, availability: mine.availability, versus, beatenBy: PEER_KEYS.filter((peer) => versus[peer]?.beaten) };
+  });
+  return { families: names, heldOut, chosenOnAll: choose(bills, matrix, byFamily, names), outOfSample: heldOut.every((entry) => entry.beatenBy.length === 0) };
+}
+
+/** The peer that comes closest to the chosen candidate on its held-out family: the highest utility against it. */
+export function nearestPeer(entry: HeldOut, bills: WindowBills, families: Readonly<Record<string, string>>): string | null {
+  const workloads = familyWorkloads(families).get(entry.family) ?? new Set<string>();
+  let best: { key: string; utility: number } | null = null;
+  for (const [key, bill] of Object.entries(bills.peers)) {
+    const mine = within(bill, workloads);
+    const value = utility(mine.cost, mine.availability);
+    if (!best || value > best.utility) best = { key, utility: value };
+  }
+  return best?.key ?? null;
+}
+
+/** Bills of several session sets merged per policy, as far as the choice reads them: costs and calls by workload (names are distinct across sets). */
+export function mergeBills(parts: ReadonlyArray<Record<string, PolicyBill>>): Record<string, PolicyBill> {
+  const out: Record<string, PolicyBill> = {};
+  for (const part of parts) {
+    for (const [key, bill] of Object.entries(part)) {
+      const into = out[key];
+      if (!into) {
+        out[key] = { ...bill, calls: [...bill.calls], byWorkload: { ...bill.byWorkload } };
+        continue;
+      }
+      into.cost += bill.cost;
+      into.costWritePremium += bill.costWritePremium;
+      into.calls.push(...bill.calls);
+      Object.assign(into.byWorkload, bill.byWorkload);
+    }
+  }
+  return out;
+}
+
