@@ -21,6 +21,10 @@ function main(argv: readonly string[]): number {
     return 2;
   }
   const converted = convertSession(kind as SessionKind, readFileSync(input, 'utf8'), start);
+  if (converted.entries.length === 0) {
+    console.error(`${input}: no message could be read as a ${kind} session (${converted.skippedLines} unreadable lines or blocks); nothing written.`);
+    return 1;
+  }
   const id = output.replace(/^.*\//, '').replace(/\.jsonl(\.gz)?$/, '');
   const body = piSessionJsonl(id, kind as SessionKind, converted, source ?? input);
   writeFileSync(output, output.endsWith('.gz') ? gzipSync(body, { level: 9 }) : body);
