@@ -85,14 +85,15 @@ function verdictMatrix(bills: WindowBills, byFamily: ReadonlyMap<string, Readonl
 }
 
 /**
- * The candidate chosen on some families: fewest (family, peer) pairs where a peer beats it by the paired rule, each
- * family judged on its own sessions as the held-out one will be; ties go to the highest utility on those families'
- * sessions pooled. `ours` (the current defaults) wins an exact tie.
+ * The candidate chosen on some families: beaten by a peer on the fewest of them (each family judged on its own
+ * sessions by the paired rule, as the held-out one will be; several peers beating it on one family count once, so
+ * peers that behave alike, as all do at 1M where none compacts, do not outvote the rest); ties go to the highest
+ * utility on those families' sessions pooled. `ours` (the current defaults) wins an exact tie.
  */
 export function choose(bills: WindowBills, matrix: Matrix, byFamily: ReadonlyMap<string, ReadonlySet<string>>, training: readonly string[]): string {
   const pooled = new Set(training.flatMap((family) => [...(byFamily.get(family) ?? [])]));
   const scored = Object.entries(bills.candidates).map(([key, bill]) => {
-    const beaten = training.reduce((sum, family) => sum + Object.values(matrix.get(key)?.get(family) ?? {}).filter((v) => v.beaten).length, 0);
+    const beaten = training.filter((family) => Object.values(matrix.get(key)?.get(family) ?? {}).some((v) => v.beaten)).length;
     const mine = within(bill, pooled);
     return { key, beaten, utility: utility(mine.cost, mine.availability) };
   });
