@@ -26,6 +26,7 @@ describe('thresholds scale with the window', () => {
     expect(at200k.keepRecent).toBe(20_000);
     expect(at200k.pruneProtect).toBe(40_000);
     expect(at200k.pruneMinimum).toBe(20_000);
+    expect(thresholdsFor(1_000_000, defaults).pruneMinimum).toBe(40_000);
     expect(at200k.summaryTokens).toBe(13_107);
     expect(at200k.toolOutputChars).toBe(24_000);
     expect(at200k.usable).toBe(200_000 - 16_384);

@@ -1,4 +1,6 @@
 // The value bench's verdict (issue 36): the paired block bootstrap, the rule that says when the defaults are beaten, leave one family out, families from file names, and one race for all (reservations, closing calls).
+import { readFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultsOnFrontier, type CostRun, type PolicyBill } from '../../bench/costBench';
 import { sessionFamily, type RecordedTurn } from '../../bench/costWorkloads';
@@ -8,7 +10,10 @@ import { beatsDefaults, pairedDifference, type Comparison, type KeyedSample } fr
 import { OPENCODE, openCodeUsable, type PeerPolicy } from '../../bench/peerPolicies';
 import { replayPeer } from '../../bench/peerReplay';
 import { PrefixCache } from '../../bench/prefixCache';
+import { standInSummary } from '../../bench/standInSummary';
+import { CLAUDE_CODE_SUMMARY_TOKENS, PI_SUMMARY_TOKENS, summaryLength } from '../../bench/summaryLengths';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
+import { PI_FIXTURES_DIR } from '../support/fixturePaths';
 
 /** Samples of one session: `available(i)` of 10 needs at call i. */
 const session = (workload: string, calls: number, available: (i: number) => number): KeyedSample[] => Array.from({ length: calls }, (_, call) => ({ workload, call, needs: 10, available: available(call) }));
@@ -120,6 +125,20 @@ describe('leave one family out', () => {
     expect(result.outOfSample).toBe(false);
   });
 
+  it('counts a family once however many peers beat a candidate there', () => {
+    const peer = (b: number, c: number) => bill({ a1: { available: 5, cost: 9 }, b1: { available: 5, cost: b }, c1: { available: 5, cost: c } });
+    const bills: WindowBills = {
+      // "ours" is beaten on family a by three peers that behave alike (three pairs, one family); "other" is beaten on
+      // b by Claude Code and on c by pi (two pairs, two families).
+      candidates: {
+        ours: bill({ a1: { available: 5, cost: 10 }, b1: { available: 5, cost: 8 }, c1: { available: 5, cost: 10 } }),
+        other: bill({ a1: { available: 5, cost: 8 }, b1: { available: 5, cost: 10 }, c1: { available: 5, cost: 13 } }),
+      },
+      peers: { pi: peer(10.5, 12), opencode: peer(10.5, 14), claudeCodeLow: peer(9, 14) },
+    };
+    expect(leaveOneFamilyOut(bills, { a1: 'a', b1: 'b', c1: 'c' }).chosenOnAll).toBe('ours');
+  });
+
   it('breaks a tie on the rule by availability less the log of cost, on the training families pooled', () => {
     const bills: WindowBills = {
       candidates: { ours: bill({ a1: { available: 5, cost: 10 }, b1: { available: 5, cost: 10 } }), better: bill({ a1: { available: 6, cost: 10.5 }, b1: { available: 6, cost: 10.5 } }) },
@@ -132,6 +151,32 @@ describe('leave one family out', () => {
     expect(result.heldOut.map((entry) => entry.chosen)).toEqual(['better', 'better']);
     expect(byFamily.get('a')).toEqual(new Set(['a1']));
     expect(typeof choose).toBe('function');
+  });
+});
+
+describe('summary lengths', () => {
+  it("recounts pi's two recorded summaries as the length its prompt produces, and keeps every stand-in within its cap", async () => {
+    const counter = await TokenCounter.create('gpt-4o');
+    const text = readFileSync(nodePath.join(PI_FIXTURES_DIR, 'before-compaction.jsonl'), 'utf8');
+    const summaries = text.split('\n').flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { type?: string; summary?: string };
+        return entry.type === 'compaction' && typeof entry.summary === 'string' ? [entry.summary] : [];
+      } catch {
+        return [];
+      }
+    });
+    expect(summaries).toHaveLength(2);
+    const mean = summaries.reduce((sum, summary) => sum + counter.countText(summary), 0) / summaries.length;
+    expect(Math.abs(mean - PI_SUMMARY_TOKENS)).toBeLessThanOrEqual(1);
+    expect(summaryLength(CLAUDE_CODE_SUMMARY_TOKENS, 8_000)).toBe(4_251);
+    expect(summaryLength(CLAUDE_CODE_SUMMARY_TOKENS, 2_048)).toBe(1_638);
+    const source = Array.from({ length: 400 }, (_, i) => `src/module${i}/file${i}.ts loadThing${i}`).join('\n');
+    for (const size of [300, 819, 1_037, 4_251]) {
+      const summary = standInSummary(size, source, (t) => counter.countText(t));
+      expect(counter.countText(summary)).toBeLessThanOrEqual(size);
+      expect(counter.countText(summary)).toBeGreaterThan(size * 0.8);
+    }
   });
 });
 

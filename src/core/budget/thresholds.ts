@@ -39,13 +39,17 @@ interface Rule {
  * The anchors' numbers at 200k: pi's reserve 16384 and keep 20000, OpenCode's protect 40k and minimum
  * 20k, pi's summary budget 0.8 × 16384, our 24k-character output cap (50 KB at the largest windows). Fixed numbers are wrong at 8k–32k
  * (a 16k reserve is a whole 16k window; a 40k protect means pruning can never fire at 64k), so each
- * scales with the window and is clamped where a fraction stops making sense.
+ * scales with the window and is clamped where a fraction stops making sense. A prune's minimum keeps growing to
+ * 40k (reached at 400k): a prune re-sends everything after the first output it hides uncached, and at 1M that is
+ * most of a long context, so one that frees 20k does not pay back before the session ends or the cache expires
+ * (the value bench, chosen without and judged on each family: with 20k the Claude Code and Roo Code sessions paid
+ * 4–5 % more than the peers for one such prune; 40k keeps pi's and Codex's savings).
  */
 export const RULES = {
   outputReserve: { fraction: 0.082, min: 1024, max: 16_384 },
   keepRecent: { fraction: 0.125, min: 1024, max: 20_000 },
   pruneProtect: { fraction: 0.2, min: 1024, max: 40_000 },
-  pruneMinimum: { fraction: 0.1, min: 512, max: 20_000 },
+  pruneMinimum: { fraction: 0.1, min: 512, max: 40_000 },
   summaryTokens: { fraction: 0.1, min: 1024, max: 13_107 },
   toolOutputChars: { fraction: 0.12, min: 4000, max: 51_200 },
 } as const satisfies Record<string, Rule>;
