@@ -25,6 +25,14 @@ export const FULL_SWEEP: readonly SweepPoint[] = [
   { key: 'oursKeep2x', label: 'ours, keep a quarter (≤ 40k)', settings: withSettings((s, w) => (s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 2))) },
   { key: 'oursKeepHalf', label: 'ours, keep a sixteenth (≤ 10k)', settings: withSettings((s, w) => (s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 0.5))) },
   { key: 'oursCompact75', label: 'ours, compact at 75 %', settings: withSettings((s) => (s.compaction.triggerPercent = 75)) },
+  {
+    key: 'oursKeepHalfNoPruning',
+    label: 'ours, keep a sixteenth (≤ 10k), no pruning',
+    settings: withSettings((s, w) => {
+      s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 0.5);
+      s.pruning.enabled = false;
+    }),
+  },
   { key: 'oursKeep2xNoPruning', label: 'ours, keep a quarter (≤ 40k), no pruning', settings: withSettings((s, w) => { s.compaction.keepRecentTokens = scaled(RULES.keepRecent, w, 2); s.pruning.enabled = false; }) },
   { key: 'oursBigOutputs', label: 'ours, outputs up to 50 KB / 2,000 lines', settings: withSettings((s, w) => { s.tools.outputMaxChars = Math.max(4000, Math.min(51_200, Math.round(0.12 * w))); s.tools.outputMaxLines = 2000; }) },
   { key: 'oursSummary500', label: 'ours, summary 500', settings: withSettings((s) => (s.compaction.summaryTokens = 500)) },
@@ -47,7 +55,7 @@ export const FULL_SWEEP: readonly SweepPoint[] = [
  * choice the defaults make (cache-aware, the kept tail both ways, pruning, when to compact); `--full-sweep` replays
  * every point above.
  */
-export const FRONTIER_SWEEP: readonly SweepPoint[] = FULL_SWEEP.filter((point) => ['oursCacheUnaware', 'oursKeep2x', 'oursKeepHalf', 'oursNoPruning', 'oursCompact75', 'oursCompact60'].includes(point.key));
+export const FRONTIER_SWEEP: readonly SweepPoint[] = FULL_SWEEP.filter((point) => ['oursCacheUnaware', 'oursKeep2x', 'oursKeepHalf', 'oursNoPruning', 'oursKeepHalfNoPruning', 'oursCompact75', 'oursCompact60'].includes(point.key));
 
 /** A sweep point's label by key, for the tables and the pictures. */
 export const SWEEP_LABELS: Readonly<Record<string, string>> = Object.fromEntries(FULL_SWEEP.map((point) => [point.key, point.label]));

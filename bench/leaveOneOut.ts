@@ -84,21 +84,61 @@ function verdictMatrix(bills: WindowBills, byFamily: ReadonlyMap<string, Readonl
   return matrix;
 }
 
+/** Utility differences below this (points) are replay noise: a policy replayed twice differs by a few tokens. */
+const UTILITY_TIE = 0.05;
+
+/** How one candidate fares on the training families: beaten on how many, its utility on each and pooled. */
+interface Standing {
+  key: string;
+  beaten: number;
+  byFamily: Map<string, number>;
+  pooled: number;
+}
+
+function standing(key: string, bill: PolicyBill, matrix: Matrix, byFamily: ReadonlyMap<string, ReadonlySet<string>>, training: readonly string[]): Standing {
+  const beaten = training.filter((family) => Object.values(matrix.get(key)?.get(family) ?? {}).some((v) => v.beaten)).length;
+  const perFamily = new Map(training.map((family) => {
+    const mine = within(bill, byFamily.get(family) ?? new Set());
+    return [family, utility(mine.cost, mine.availability)] as const;
+  }));
+  const pooled = within(bill, new Set(training.flatMap((family) => [...(byFamily.get(family) ?? [])])));
+  return { key, beaten, byFamily: perFamily, pooled: utility(pooled.cost, pooled.availability) };
+}
+
 /**
- * The candidate chosen on some families: beaten by a peer on the fewest of them (each family judged on its own
- * sessions by the paired rule, as the held-out one will be; several peers beating it on one family count once, so
- * peers that behave alike, as all do at 1M where none compacts, do not outvote the rest); ties go to the highest
- * utility on those families' sessions pooled. `ours` (the current defaults) wins an exact tie.
+ * The candidate chosen on some families. The defaults (`ours`) stay unless another candidate is beaten by a peer on
+ * fewer of them (each family judged on its own sessions by the paired rule, as the held-out one will be; several
+ * peers beating it on one family count once, so peers that behave alike, as all do at 1M where none compacts, do
+ * not outvote the rest), or on as few while its utility is at least the defaults' on every one of them and higher
+ * on their sessions pooled: a change must help each agent's sessions, not only their pool. Among several such
+ * candidates, the fewest beaten, then the highest pooled utility.
  */
 export function choose(bills: WindowBills, matrix: Matrix, byFamily: ReadonlyMap<string, ReadonlySet<string>>, training: readonly string[]): string {
-  const pooled = new Set(training.flatMap((family) => [...(byFamily.get(family) ?? [])]));
-  const scored = Object.entries(bills.candidates).map(([key, bill]) => {
-    const beaten = training.filter((family) => Object.values(matrix.get(key)?.get(family) ?? {}).some((v) => v.beaten)).length;
-    const mine = within(bill, pooled);
-    return { key, beaten, utility: utility(mine.cost, mine.availability) };
-  });
-  scored.sort((a, b) => a.beaten - b.beaten || b.utility - a.utility || (a.key === 'ours' ? -1 : b.key === 'ours' ? 1 : 0));
-  return scored[0]?.key ?? 'ours';
+  const all = Object.entries(bills.candidates).map(([key, bill]) => standing(key, bill, matrix, byFamily, training));
+  const incumbent = all.find((entry) => entry.key === 'ours');
+  if (!incumbent) return all.sort((a, b) => a.beaten - b.beaten || b.pooled - a.pooled)[0]?.key ?? 'ours';
+  const improves = (entry: Standing): boolean =>
+    entry.beaten < incumbent.beaten ||
+    (entry.beaten === incumbent.beaten && entry.pooled > incumbent.pooled + UTILITY_TIE && training.every((family) => (entry.byFamily.get(family) ?? 0) >= (incumbent.byFamily.get(family) ?? 0) - UTILITY_TIE));
+  const better = all.filter((entry) => entry.key !== 'ours' && improves(entry)).sort((a, b) => a.beaten - b.beaten || b.pooled - a.pooled);
+  return better[0]?.key ?? 'ours';
+}
+
+/** Every candidate on every family: the peers that beat it there and its utility there (the table behind each choice). */
+export function candidateStandings(bills: WindowBills, families: Readonly<Record<string, string>>): Record<string, Record<string, { beatenBy: string[]; utility: number }>> {
+  const byFamily = familyWorkloads(families);
+  const matrix = verdictMatrix(bills, byFamily);
+  return Object.fromEntries(
+    Object.entries(bills.candidates).map(([key, bill]) => [
+      key,
+      Object.fromEntries(
+        [...byFamily].map(([family, workloads]) => {
+          const mine = within(bill, workloads);
+          return [family, { beatenBy: Object.entries(matrix.get(key)?.get(family) ?? {}).flatMap(([peer, v]) => (v.beaten ? [peer] : [])), utility: Math.round(utility(mine.cost, mine.availability) * 100) / 100 }];
+        }),
+      ),
+    ]),
+  );
 }
 
 /** Leave one family out at one window: choose on the others, judge on it, for every family; and the choice on all. */

@@ -1,7 +1,7 @@
 // The value bench's figures: rows with targets, the JSON under `value`, and the leave-one-family-out verdict over every session set of the run.
 import { availability, billsOf, COST_WINDOWS, defaultsOnFrontier, needShare, PEER_KEYS, POLICY_LABELS, verdicts, type CostRun, type PolicyBill } from './costBench';
 import { row, type BenchRow } from './benchReport';
-import { leaveOneFamilyOut, mergeBills, nearestPeer, type LeaveOneOut, type WindowBills } from './leaveOneOut';
+import { candidateStandings, leaveOneFamilyOut, mergeBills, nearestPeer, type LeaveOneOut, type WindowBills } from './leaveOneOut';
 import { pooledNeeds } from './needRetention';
 
 const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
@@ -175,7 +175,7 @@ export function costValue(run: CostRun): Record<string, unknown> {
       Object.entries(lofo).map(([window, result]) => {
         const bills = windowBills(run, window) as WindowBills;
         const heldOut = result.heldOut.map((entry) => ({ ...entry, nearestPeer: nearestPeer(entry, bills, families) }));
-        return [window, { families: result.families, chosenOnAll: result.chosenOnAll, defaultsAreChoice: result.chosenOnAll === 'ours', outOfSample: result.outOfSample, heldOut }];
+        return [window, { families: result.families, chosenOnAll: result.chosenOnAll, defaultsAreChoice: result.chosenOnAll === 'ours', outOfSample: result.outOfSample, heldOut, candidates: candidateStandings(bills, families) }];
       }),
     );
   }

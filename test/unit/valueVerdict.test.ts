@@ -139,6 +139,18 @@ describe('leave one family out', () => {
     expect(leaveOneFamilyOut(bills, { a1: 'a', b1: 'b', c1: 'c' }).chosenOnAll).toBe('ours');
   });
 
+  it('keeps the defaults when a candidate helps the pooled sessions but hurts one family', () => {
+    const bills: WindowBills = {
+      // "pooled" is far cheaper on a's big session and dearer on b's small one: better pooled, worse for b's agent.
+      candidates: { ours: bill({ a1: { available: 5, cost: 100 }, b1: { available: 5, cost: 10 } }), pooled: bill({ a1: { available: 5, cost: 80 }, b1: { available: 5, cost: 11 } }) },
+      peers: { pi: bill({ a1: { available: 1, cost: 200 }, b1: { available: 1, cost: 20 } }) },
+    };
+    const families = { a1: 'a', b1: 'b' };
+    expect(leaveOneFamilyOut(bills, families).chosenOnAll).toBe('ours');
+    // Held out b, the candidate helps every training family (a): chosen, then judged on b.
+    expect(leaveOneFamilyOut(bills, families).heldOut.find((entry) => entry.family === 'b')?.chosen).toBe('pooled');
+  });
+
   it('breaks a tie on the rule by availability less the log of cost, on the training families pooled', () => {
     const bills: WindowBills = {
       candidates: { ours: bill({ a1: { available: 5, cost: 10 }, b1: { available: 5, cost: 10 } }), better: bill({ a1: { available: 6, cost: 10.5 }, b1: { available: 6, cost: 10.5 } }) },
