@@ -155,14 +155,17 @@ export function leaveOneFamilyOut(bills: WindowBills, families: Readonly<Record<
   return { families: names, heldOut, chosenOnAll: choose(bills, matrix, byFamily, names), outOfSample: heldOut.every((entry) => entry.beatenBy.length === 0) };
 }
 
-/** The peer that comes closest to the chosen candidate on its held-out family: the highest utility against it. */
-export function nearestPeer(entry: HeldOut, bills: WindowBills, families: Readonly<Record<string, string>>): string | null {
-  const workloads = familyWorkloads(families).get(entry.family) ?? new Set<string>();
-  let best: { key: string; utility: number } | null = null;
-  for (const [key, bill] of Object.entries(bills.peers)) {
-    const mine = within(bill, workloads);
-    const value = utility(mine.cost, mine.availability);
-    if (!best || value > best.utility) best = { key, utility: value };
+/**
+ * The peer that comes closest to the chosen candidate on its held-out family: the most points of paired availability
+ * less 50 per unit of relative cost (the rule's rate, linear around the candidate, so a peer that drops every call
+ * for next to nothing does not look close).
+ */
+export function nearestPeer(entry: HeldOut): string | null {
+  let best: { key: string; score: number } | null = null;
+  for (const [key, verdict] of Object.entries(entry.versus)) {
+    if (verdict.pairedAvailabilityDelta === null) continue;
+    const score = 100 * verdict.pairedAvailabilityDelta - POINTS_PER_LOG_COST * verdict.costDelta;
+    if (!best || score > best.score) best = { key, score };
   }
   return best?.key ?? null;
 }

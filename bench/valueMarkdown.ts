@@ -128,7 +128,7 @@ export function leaveOneOutSection(run: CostRun): string[] {
     const bills = windowBills(run, window.key);
     if (!result || !bills) continue;
     for (const entry of result.heldOut) {
-      const nearest = nearestPeer(entry, bills, families);
+      const nearest = nearestPeer(entry);
       const v = nearest ? entry.versus[nearest] : undefined;
       const vs = nearest && v ? `${label(nearest)}: ${signed(v.costDelta)} % (${signed(v.costDeltaWritePremium)} %), ${signed(v.pairedAvailabilityDelta)} (${signed(v.pairedLow)} … ${signed(v.pairedHigh)})` : 'n/a';
       out.push(`| ${window.label} | ${entry.family} | ${label(entry.chosen)} | ${money(entry.cost)}, ${percent(entry.availability)} | ${vs} | ${entry.beatenBy.length > 0 ? `**${entry.beatenBy.map(label).join(', ')}**` : 'none'} |`);

@@ -174,7 +174,7 @@ export function costValue(run: CostRun): Record<string, unknown> {
     value.lofo = Object.fromEntries(
       Object.entries(lofo).map(([window, result]) => {
         const bills = windowBills(run, window) as WindowBills;
-        const heldOut = result.heldOut.map((entry) => ({ ...entry, nearestPeer: nearestPeer(entry, bills, families) }));
+        const heldOut = result.heldOut.map((entry) => ({ ...entry, nearestPeer: nearestPeer(entry) }));
         return [window, { families: result.families, chosenOnAll: result.chosenOnAll, defaultsAreChoice: result.chosenOnAll === 'ours', outOfSample: result.outOfSample, heldOut, candidates: candidateStandings(bills, families) }];
       }),
     );
