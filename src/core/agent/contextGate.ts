@@ -163,7 +163,7 @@ function decide(measured: MeasuredContext, deps: CountingDeps, path: ReadonlyArr
   const cold = coldCompactAt(measured, deps, path);
   return decideBeforeCall(measured.budget, {
     autoCompact: deps.settings.compaction.auto,
-    pruningEnabled: deps.settings.pruning.enabled,
+    pruningEnabled: deps.settings.pruning.enabled && measured.thresholds.autoPrune,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: measured.thresholds.pruneAtPercent,
     compactAt: compactAtTokens(measured.budget, measured.thresholds, deps.settings.compaction.triggerPercent),
