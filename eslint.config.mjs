@@ -1,7 +1,8 @@
-// Lint: strict typed rules, and the layer boundaries (core and shared never import vscode; media only imports shared).
+// Lint: strict typed rules, the layer boundaries (core and shared never import vscode; media only imports shared), no import circles.
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import importCycles from './scripts/noImportCycle.mjs';
 
 const noVscode = {
   paths: [{ name: 'vscode', message: 'src/core and src/shared are pure: only src/vscode may import vscode.' }],
@@ -77,6 +78,12 @@ export default tseslint.config(
   },
   ...layerConfigs,
   ...vscodeGroupConfigs,
+  {
+    // No circle of imports anywhere in the extension or the bench (type-only imports count: they are circles of design).
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'bench/**/*.mjs'],
+    plugins: { project: importCycles },
+    rules: { 'project/no-import-cycle': 'error' },
+  },
   {
     files: ['src/shared/**/*.ts'],
     rules: {

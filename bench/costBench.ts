@@ -9,7 +9,7 @@ import { replayOurs, type ReplayOutcome } from './ourReplay';
 import { beatsDefaults, pairedDifference, singleBlocks, type Beaten, type Comparison, type KeyedSample } from './pairedVerdict';
 import { PEER_POLICIES } from './peerPolicies';
 import { replayPeer } from './peerReplay';
-import { SWEEP_LABELS } from './frontierSweep';
+import { SWEEP_LABELS, type SweepPoint } from './frontierSweep';
 import { dollars, PrefixCache, WRITE_PREMIUM_PRICES } from './prefixCache';
 import type { RetentionSample } from './retention';
 
@@ -134,13 +134,6 @@ export interface CostRun {
   sessions: string;
   /** The public sessions judged in the same run (the default run only). */
   public?: CostRun;
-}
-
-/** One swept configuration of our settings. */
-export interface SweepPoint {
-  key: string;
-  label: string;
-  settings: (window: number) => Settings;
 }
 
 export interface CostReplayOptions {

@@ -1,20 +1,5 @@
 // Draws one window's picture as an SVG: every policy and swept setting as cost against availability (with its 90 % interval), the points nothing is both cheaper and better than, Claude Code as a band.
-
-/** A point of the picture: cost against availability, with the interval. */
-export interface FrontierPoint {
-  key: string;
-  label: string;
-  cost: number;
-  availability: number;
-  low: number;
-  high: number;
-  kind: 'ours' | 'sweep' | 'peer';
-}
-
-/** The points no other point is both cheaper than and better than (point estimates; the verdict itself is paired), cheapest first. */
-export function paretoFront(points: readonly FrontierPoint[]): FrontierPoint[] {
-  return points.filter((p) => !points.some((q) => q !== p && q.cost <= p.cost && q.availability >= p.availability && (q.cost < p.cost || q.availability > p.availability))).sort((a, b) => a.cost - b.cost);
-}
+import { paretoFront, type FrontierPoint } from './frontier';
 
 const WIDTH = 760;
 const HEIGHT = 440;

@@ -1,7 +1,13 @@
 // Our settings swept for the cost / need-retention frontier: summary size, when to compact, what to keep, whether to prune.
 import { RULES } from '../src/core/budget/thresholds';
 import { defaultSettings, type Settings } from '../src/core/settings/settings';
-import type { SweepPoint } from './costBench';
+
+/** One swept configuration of our settings. */
+export interface SweepPoint {
+  key: string;
+  label: string;
+  settings: (window: number) => Settings;
+}
 
 /** A rule's value at a window with another fraction (and the same clamps), as thresholds.ts computes it. */
 function scaled(rule: { fraction: number; min: number; max: number }, window: number, factor: number): number {

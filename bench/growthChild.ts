@@ -5,6 +5,7 @@ import { CountCache } from '../src/core/tokens/countCache';
 import { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { collectGarbage } from './timing';
 import { growthDeps, panelUpdate, restorePicker } from './growthWorkload';
+import { exitFlushed } from './flushedExit';
 
 /** argv: session file, count cache file ("" to load nothing but the tokenizer: the baseline). */
 async function main(): Promise<void> {
@@ -30,5 +31,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  exitFlushed(1);
 });

@@ -1,24 +1,25 @@
 // Long synthetic sessions for the growth curves: real texts in turns, with compactions and drops spread through them, and the panel's work on them.
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { measureContext, type CountingDeps, type MeasuredContext } from '../src/core/budget/meter';
-import { latestDrop } from '../src/core/agent/dropRunner';
-import { contextTurns, droppedParts } from '../src/core/context/contextDrops';
+import { droppedParts } from '../src/core/context/contextDrops';
+import { buildContext } from '../src/core/context/contextBuilder';
 import { formatLine } from '../src/core/session/logParser';
-import type { CompactionEntry, SessionEntry } from '../src/core/session/entries';
+import type { CompactionEntry, MessageEntry, SessionEntry } from '../src/core/session/entries';
+import type { SessionTree } from '../src/core/session/sessionTree';
 import { SCHEMA_VERSION } from '../src/core/session/entries';
 import { defaultSettings } from '../src/core/settings/settings';
 import type { CountCache } from '../src/core/tokens/countCache';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { toBudgetView } from '../src/core/views/budgetView';
 import { describeCompaction } from '../src/core/views/compactionDescription';
-import { toTurnViews } from '../src/core/views/dropView';
-import { toHistoryView } from '../src/core/views/historyView';
-import { toUsageView } from '../src/core/views/usageView';
-import { importedEntries } from './workloads';
+import { pathViews } from '../src/core/views/pathViews';
+import { sessionUsage } from '../src/core/views/usageView';
+import { freshTurn, importedEntries, type RealTurn } from './workloads';
 
-/** Compactions and drops per entry: 400 and 8,000 at 100,000 entries (the issue's sizes), in proportion below. */
+/** Compactions, drops and pins per entry: 400, 8,000 and 100 at 100,000 entries (the issue's sizes), in proportion below. */
 export const COMPACTIONS_PER_ENTRY = 400 / 100_000;
 export const DROPS_PER_ENTRY = 8_000 / 100_000;
+export const PINS_PER_ENTRY = 100 / 100_000;
 
 interface Texts {
   requests: string[];
@@ -50,6 +51,7 @@ export function growthSession(size: number): SessionEntry[] {
   const texts = realTexts();
   let compactions = 0;
   let drops = 0;
+  let pins = 0;
   const entries: SessionEntry[] = [];
   const turnStarts: number[] = [];
   let turn = 0;
@@ -90,6 +92,13 @@ export function growthSession(size: number): SessionEntry[] {
       push({ type: 'drop', id: `d${index}`, entryIds: ids, dropped: true, label: `turn ${turn}`, tokens: 500 } as Omit<SessionEntry, 'parentId' | 'timestamp'>);
       continue;
     }
+    if (markersAllowed && pins < Math.floor(index * PINS_PER_ENTRY) && turnStarts.length > 1) {
+      pins++;
+      // The request two turns back, so later compactions summarize it and re-send it verbatim.
+      const target = entries[turnStarts[turnStarts.length - 2] as number] as SessionEntry;
+      push({ type: 'pin', id: `p${index}`, targetId: target.id, pinned: true } as Omit<SessionEntry, 'parentId' | 'timestamp'>);
+      continue;
+    }
     turnStarts.push(index);
     const call = `call_${turn}`;
     push({ type: 'user', id: `u${turn}`, text: pick(texts.requests, turn) } as Omit<SessionEntry, 'parentId' | 'timestamp'>);
@@ -111,14 +120,60 @@ export function growthDeps(counter: TokenCounter, cache: CountCache): CountingDe
   return { counter, cache, settings: defaultSettings(), contextWindow: 200_000, systemRole: 'system', tools: [] };
 }
 
-/** What the compaction panel computes on every update (compactionReview's getState, less the webview post). */
+/** What the compaction panel computes on every update (compactionReview's getState), and the JSON its post sends. */
 export function panelUpdate(path: SessionEntry[], deps: CountingDeps): number {
   const measured: MeasuredContext = measureContext(path, deps);
   const budget = toBudgetView({ budget: measured.budget, path, model: deps.counter.modelId, windowSource: 'setting', autoCompaction: true });
-  const history = toHistoryView(path, measured.counts);
-  const turns = toTurnViews(contextTurns(path));
-  const usage = toUsageView(path);
-  return budget.used + history.compactions.length + turns.length + (latestDrop(path) ? 1 : 0) + usage.turnCount;
+  const views = pathViews(path, measured.counts);
+  return JSON.stringify({ type: 'state', state: { session: { id: 'growth', title: 'growth' }, budget, ...views } }).length;
+}
+
+/** What the status item computes after every appended entry (extension.ts: the session's budget view and its usage). */
+export function statusItemUpdate(path: SessionEntry[], deps: CountingDeps): number {
+  const measured = measureContext(path, deps);
+  const budget = toBudgetView({ budget: measured.budget, path, model: deps.counter.modelId, windowSource: 'setting', autoCompaction: true });
+  return budget.used + sessionUsage(path).calls;
+}
+
+/** The session a whole turn runs in: its tree, counts and files (the log and the count cache are appended to). */
+export interface TurnSession {
+  tree: SessionTree;
+  baseLeaf: string;
+  deps: CountingDeps;
+  logFile: string;
+  counts: CountCache;
+  countsFile: string;
+}
+
+/** The entries of one turn forked from the base leaf: a request, a tool call and its result, a drop of that step, the reply. */
+export function wholeTurnEntries(turn: RealTurn, tag: string, parentId: string): SessionEntry[] {
+  const [user, assistant, result] = freshTurn(turn, tag, parentId) as [MessageEntry, MessageEntry, MessageEntry];
+  const drop = { type: 'drop', id: `drop~${tag}`, parentId: result.id, timestamp: result.timestamp, entryIds: [assistant.id, result.id], dropped: true, label: 'step', tokens: 100 } as SessionEntry;
+  const reply = { type: 'assistant', id: `reply~${tag}`, parentId: drop.id, timestamp: result.timestamp, text: 'Dropped that step: the file was not the one we need.', toolCalls: [] } as SessionEntry;
+  return [user, assistant, result, drop, reply];
+}
+
+/**
+ * One whole turn as the extension runs it, with the panel open: every appended entry is written to the log and
+ * updates the status item and the panel; each model call (after the request and after the tool result) builds the
+ * context it sends and measures it; the request ends by saving the counts it made (appended, never the whole cache).
+ */
+export function wholeTurn(session: TurnSession, entries: readonly SessionEntry[]): number {
+  let work = 0;
+  for (const entry of entries) {
+    session.tree.add(entry);
+    appendFileSync(session.logFile, formatLine(entry));
+    const path = session.tree.pathTo(entry.id);
+    work += statusItemUpdate(path, session.deps);
+    work += panelUpdate(path, session.deps);
+    if (entry.type === 'user' || entry.type === 'toolResult') {
+      work += buildContext(path, { systemPrompt: 'You are a coding agent.' }).messages.length;
+      work += measureContext(path, session.deps).budget.used;
+    }
+  }
+  const added = session.counts.takeUnsaved();
+  if (added) appendFileSync(session.countsFile, `\n${JSON.stringify(added)}`);
+  return work;
 }
 
 /** The Restore Pre-Compaction picker's list: every compaction on the branch, newest first, described. */

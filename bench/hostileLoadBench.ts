@@ -1,10 +1,11 @@
-// Row 10: a hostile 2 MB session (rings, cycles, damaged lines) against a healthy one of the same size: load time and peak memory as ratios.
+// Row 10: a hostile 2 MB session (rings, cycles, damaged lines) against a healthy one of the same size: load time and peak memory as ratios; and a hostile .gitignore's longest event-loop block.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { healthySession, mixedHostileSession } from '../test/support/hostileSessions';
 import { figureOf, row, verdictOf, type BenchRow } from './benchReport';
+import { hostileGitignoreRows } from './hostileLoadGitignore';
 import { median } from './timing';
 
 const SIZE = 2 * 1024 * 1024;
@@ -94,6 +95,7 @@ export async function hostileLoadBench(iterations: number): Promise<BenchRow[]> 
         met: memoryRatio < 3,
         detail: `smallest V8 heap each load completes in (old space, 2 MB steps; young space 1 MB; the child script's own heap included): ${heap.hostile} MB vs ${heap.healthy} MB`,
       }),
+      ...(await hostileGitignoreRows(iterations)),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -103,5 +105,5 @@ export async function hostileLoadBench(iterations: number): Promise<BenchRow[]> 
 /** Row 10's paragraph of "What limits each row", with this run's figures. */
 export function hostileLoadLimits(rows: readonly BenchRow[]): string {
   const figure = figureOf(rows);
-  return `10. **Hostile session load (${verdictOf(rows)('hostileLoad.timeRatio')}: ${figure('hostileLoad.timeRatio')} CPU, ${figure('hostileLoad.memoryRatio')} heap):** what remains is the work the damage itself asks for: one warning and one quarantine record per set-aside line (written in 1 MB batches), the parent-loop pass over every entry, and a cleaned copy of the file; nothing grows with the ring's length. The heap is measured as the smallest old space the load completes in (bisection in fresh processes), because resident size follows the collector's pace more than what is live.`;
+  return `10. **Hostile session load (${verdictOf(rows)('hostileLoad.timeRatio')}: ${figure('hostileLoad.timeRatio')} CPU, ${figure('hostileLoad.memoryRatio')} heap):** what remains is the work the damage itself asks for: one warning and one quarantine record per set-aside line (written in 1 MB batches), the parent-loop pass over every entry, and a cleaned copy of the file; nothing grows with the ring's length. The heap is measured as the smallest old space the load completes in (bisection in fresh processes), because resident size follows the collector's pace more than what is live. **Hostile .gitignore (${verdictOf(rows)('hostileLoad.gitignoreBlockMs')}: ${figure('hostileLoad.gitignoreBlockMs')}, ${figure('hostileLoad.gitignoreLargeFolderBlockMs')} with 2,000 files):** the rules are matched in steps linear in the name (the runs between stars found left to right, never backtracking) with a budget of 50,000 steps per entry, past which the entry is snapshotted; the walk pauses within a folder by counted work (256 entries, 50,000 matching steps, 2 MB read) or 2 ms, whichever comes first. What is left of a block is one slice plus whatever the shared machine takes from the process.`;
 }

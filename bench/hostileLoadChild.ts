@@ -7,6 +7,7 @@ import { SessionLog } from '../src/core/session/sessionLog';
 import { BlobStore } from '../src/core/storage/blobStore';
 import { nodeFileIo } from '../src/core/storage/fileIo';
 import { collectGarbage, cpuNow } from './timing';
+import { exitFlushed } from './flushedExit';
 
 /** Everything the extension host and the CLI do with a session file on open; prints the CPU time it took. */
 async function load(file: string): Promise<void> {
@@ -21,5 +22,5 @@ async function load(file: string): Promise<void> {
 
 load(process.argv[2] ?? '').catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  exitFlushed(1);
 });

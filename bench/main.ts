@@ -17,11 +17,13 @@ import { folderWorkloads, PUBLIC_SESSIONS_DIR } from './costWorkloads';
 import { costTuning } from './costTuning';
 import { delegationBench, delegationLimits } from './delegationBench';
 import { FRONTIER_SWEEP, FULL_SWEEP } from './frontierSweep';
+import { exitFlushed } from './flushedExit';
 import { growthBench } from './growthBench';
 import { incrementalBench } from './incrementalBench';
 import { hostileLoadBench, hostileLoadLimits } from './hostileLoadBench';
 import { pathologicalBench, pathologicalLimits } from './pathologicalBench';
 import { planningBench, planningLimits } from './planningBench';
+import { renderBench } from './renderBench';
 import { responsivenessBench, responsivenessLimits } from './responsivenessBench';
 import { sessionLoadBench } from './sessionLoadBench';
 import { smokeBench } from './smokeBench';
@@ -130,6 +132,7 @@ async function main(): Promise<number> {
     ['hostile session load', async () => withLimits(await hostileLoadBench(n(5)), hostileLoadLimits)],
     ['delegation', async () => withLimits(await delegationBench(counter, quick), delegationLimits)],
     ['growth', () => growthBench(counter, { root: process.cwd(), samples: n(100) })],
+    ['rendering', () => renderBench(n(15))],
     ['command snapshots', () => snapshotBench(quick)],
     [
       'value: cost against availability',
@@ -193,9 +196,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitFlushed(code),
   (error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    process.exit(1);
+    exitFlushed(1);
   },
 );

@@ -8,9 +8,10 @@ import type { HostMessage, WebviewMessage } from '../src/shared/panelProtocol';
 import { emptyPanelState } from '../src/shared/panelViewModels';
 import type { Notice, NoticeLevel, PanelState } from '../src/shared/panelViewModels';
 import { renderBudget } from './panelBudget';
-import { button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
+import { badge, button, h, icon, replaceChildrenKeepingFocus } from './panelDom';
 import { renderCheckpoints, renderHistory, renderPins, renderSubtasks } from './panelHistory';
 import { renderDrops } from './panelDrops';
+import { FocusKeeper } from './panelFocus';
 import { ReviewView } from './panelReview';
 import { renderUsage } from './panelUsage';
 import { text } from './panelText';
@@ -59,7 +60,11 @@ function restoreDraft(raw: unknown): ReviewDraft | undefined {
 }
 
 const ui = restoreUiState(api.getState());
-const post = (message: WebviewMessage): void => api.postMessage(message);
+const focus = new FocusKeeper(ui.panel);
+const post = (message: WebviewMessage): void => {
+  focus.noteSent(message);
+  api.postMessage(message);
+};
 const save = (): void => api.setState(ui);
 
 const statusRegion = h('div', { class: 'notice', attrs: { role: 'status', 'aria-live': 'polite' } });
@@ -117,8 +122,9 @@ function renderActions(state: PanelState): HTMLElement {
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !disabled) compact();
   });
+  // Focusable from script only: focus waits here while the button that started the work is disabled.
   const busy = state.busy
-    ? h('p', { class: 'busy', attrs: { role: 'status' } }, icon('loading codicon-modifier-spin'), ` ${fill(text.busyStarted, BUSY_LABELS[state.busy.what], formatAgo(state.busy.since, new Date(), navigator.language))}`)
+    ? h('p', { class: 'busy', key: 'busy', attrs: { role: 'status', tabindex: '-1' } }, icon('loading codicon-modifier-spin'), ` ${fill(text.busyStarted, BUSY_LABELS[state.busy.what], formatAgo(state.busy.since, new Date(), navigator.language))}`)
     : null;
   return h(
     'section',
@@ -155,6 +161,9 @@ function render(state: PanelState): void {
   replaceChildrenKeepingFocus(usageHost, [renderUsage(state.usage)]);
   const title = document.getElementById('session-title');
   if (title) title.textContent = state.session ? state.session.title : text.noSession;
+  // Another window's session, shown here: said in words beside its title, not left to a notification that goes.
+  const readOnly = document.getElementById('session-read-only');
+  if (readOnly) readOnly.hidden = state.session?.readOnly !== true;
 }
 
 function onHostMessage(message: HostMessage): void {
@@ -164,6 +173,7 @@ function onHostMessage(message: HostMessage): void {
       if (ui.draft && ui.draft.proposalId !== message.state.proposal?.id) ui.draft = undefined;
       save();
       render(message.state);
+      focus.afterRender(message.state);
       const sessionId = message.state.session?.id;
       if (sessionId !== shownSessionId) {
         // Another session is shown now: nothing said about the previous one stays on screen.
@@ -182,17 +192,26 @@ function onHostMessage(message: HostMessage): void {
       if (message.requestId === tokenRequestId) review.showTokenCount(message.tokens);
       return;
     case 'notice':
+      if (message.notice.level === 'error') focus.forget();
       showNotice(message.notice);
       return;
   }
 }
 
+function readOnlyBadge(): HTMLElement {
+  const element = badge(text.badgeReadOnly, 'warning', text.badgeReadOnlyTitle);
+  element.id = 'session-read-only';
+  element.hidden = true;
+  return element;
+}
+
 function mount(): void {
   const app = document.getElementById('app') ?? document.body;
   app.replaceChildren(
-    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
+    h('header', { class: 'panel-header' }, h('h1', {}, icon('pie-chart'), ` ${text.pageTitle}`), h('span', { class: 'muted', attrs: { id: 'session-title' } }), readOnlyBadge(), button(text.settings, () => post({ type: 'openSettings' }), { icon: 'gear', secondary: true, key: 'settings', ariaLabel: text.settingsLabel })),
     statusRegion,
     alertRegion,
+    focus.announcer,
     budgetHost,
     actionsHost,
     review.element,

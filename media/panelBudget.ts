@@ -2,7 +2,7 @@
 
 import { autoCompactionLabel, budgetAccuracyLabel, formatPercent, formatTokens, lastCompactionLabel, windowLabel } from '../src/shared/budgetFormat';
 import type { BudgetView } from '../src/shared/panelViewModels';
-import { badge, h } from './panelDom';
+import { badge, h, icon } from './panelDom';
 import { text } from './panelText';
 import { fill } from '../src/shared/panelStrings';
 
@@ -28,6 +28,11 @@ function segments(view: BudgetView): Segment[] {
 
 function accuracyBadges(view: BudgetView): HTMLElement[] {
   const out: HTMLElement[] = [];
+  // The level the status bar colours, in an icon and words (High Contrast shows no colour, a screen reader hears none).
+  if (view.alert) {
+    const words = fill(view.alert.level === 'error' ? text.levelError : text.levelWarning, formatPercent(view.alert.threshold));
+    out.push(h('span', { class: `badge badge-${view.alert.level} budget-level` }, icon(view.alert.level), ` ${words}`));
+  }
   if (view.unknown) out.push(badge(text.badgeUnknown, 'warning', text.badgeUnknownTitle));
   else if (view.estimated) out.push(badge(text.badgeEstimate, 'info', text.badgeEstimateTitle));
   if (view.exact) out.push(badge(text.badgeExact, 'ok', text.badgeExactTitle));
@@ -66,7 +71,8 @@ function legend(parts: Segment[]): HTMLElement {
 /** The budget of the session shown; without a budget, that there is no session or (with one) that it is being counted. */
 export function renderBudget(view: BudgetView | undefined, hasSession = false): HTMLElement {
   const section = h('section', { class: 'card', attrs: { 'aria-labelledby': 'budget-heading' } });
-  section.appendChild(h('h2', { attrs: { id: 'budget-heading' } }, text.budgetHeading));
+  // Focusable from script: where focus goes when a hand-off's new session replaces the one shown.
+  section.appendChild(h('h2', { key: 'budget-heading', attrs: { id: 'budget-heading', tabindex: '-1' } }, text.budgetHeading));
   if (!view) {
     section.appendChild(h('p', { class: 'muted' }, hasSession ? text.budgetCounting : text.budgetNoSession));
     return section;

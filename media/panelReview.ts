@@ -49,8 +49,11 @@ function entryList(entries: EntryView[]): HTMLElement {
   );
 }
 
-function entries(count: number): string {
-  return count === 1 ? text.oneEntry : fill(text.manyEntries, count);
+/** E.g. "3 turns (14 messages)": turns as the history and the restore picker count them, with the messages they hold. */
+function span(list: EntryView[], turns: number | undefined): string {
+  const count = turns ?? list.filter((entry) => entry.kind === 'user').length;
+  const turnWords = count === 0 ? text.reviewPartOfTurn : count === 1 ? text.oneTurn : fill(text.manyTurns, count);
+  return fill(text.reviewSpan, turnWords, list.length === 1 ? text.oneMessage : fill(text.manyMessages, list.length));
 }
 
 function sumTokens(entries: EntryView[]): number {
@@ -74,6 +77,9 @@ export class ReviewView {
   private readonly droppedPreview = h('div', { class: 'markdown' });
   private readonly diffBox = h('div', { class: 'diff' });
   private buttons: HTMLButtonElement[] = [];
+  private readonly buttonRow = h('div', { class: 'button-row' });
+  /** The inline question Regenerate asks before it throws an edited summary away (while it is open). */
+  private confirmation: HTMLElement | undefined;
   private rerenderTimer: ReturnType<typeof setTimeout> | undefined;
   private escapeArmed = false;
 
@@ -101,7 +107,7 @@ export class ReviewView {
       const keep = draft && draft.proposalId === proposal.id && draft.baseSummary === proposal.summary;
       this.build(proposal, keep ? draft.text : proposal.summary, keep ? draft.regenerateInstructions : (proposal.instructions ?? ''));
     }
-    for (const control of this.buttons) control.disabled = busy;
+    for (const control of [...this.buttons, ...(this.confirmation?.querySelectorAll('button') ?? [])]) control.disabled = busy;
     this.element.setAttribute('aria-busy', String(busy));
   }
 
@@ -128,6 +134,7 @@ export class ReviewView {
 
   private build(proposal: CompactionProposalView, summaryText: string, regenerateInstructions: string): void {
     this.escapeArmed = false;
+    this.confirmation = undefined;
     const textarea = h('textarea', { class: 'summary-input', key: 'summary', attrs: { id: 'summary-input', rows: '14', spellcheck: 'true', 'aria-describedby': 'summary-count' } });
     textarea.value = summaryText;
     textarea.addEventListener('input', () => this.onEdit());
@@ -138,14 +145,14 @@ export class ReviewView {
     this.instructions = instructions;
     this.buttons = [
       button(proposal.handoff ? text.startNewSession : text.apply, () => this.apply(), { icon: 'check', key: 'apply', ...(proposal.handoff ? { title: text.startNewSessionTitle } : {}) }),
-      button(text.regenerate, () => this.callbacks.post({ type: 'regenerate', proposalId: proposal.id, instructions: instructions.value }), { icon: 'refresh', secondary: true, key: 'regenerate' }),
+      button(text.regenerate, () => this.askRegenerate(), { icon: 'refresh', secondary: true, key: 'regenerate' }),
       button(text.cancel, () => this.cancel(), { icon: 'close', secondary: true, key: 'cancel', title: proposal.handoff ? text.cancelHandoffTitle : text.cancelTitle }),
     ];
-    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, entries(proposal.summarized.length), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
+    const dropped = h('div', { class: 'side-by-side' }, h('div', {}, h('h4', {}, fill(text.replacedContent, span(proposal.summarized, proposal.summarizedTurns), formatTokens(sumTokens(proposal.summarized)))), entryList(proposal.summarized)), h('div', {}, h('h4', {}, text.segmentSummary), this.droppedPreview));
     this.element.replaceChildren();
     append(this.element, [
       h('h2', { attrs: { id: 'review-heading' } }, proposal.handoff ? text.reviewHandoffHeading : text.reviewHeading, proposal.handoff ? badge(text.badgeNewSession, 'info') : proposal.auto ? badge(text.badgeAuto, 'info') : badge(text.badgeManual, 'info'), proposal.needsReview ? badge(text.badgeNeedsReview, 'warning') : null),
-      h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), entries(proposal.summarized.length), proposal.kept.length)),
+      h('p', { class: 'row-meta' }, fill(text.reviewFigures, formatTokens(proposal.tokensBefore), formatTokens(proposal.estimatedTokensAfter), span(proposal.summarized, proposal.summarizedTurns), span(proposal.kept, proposal.keptTurns))),
       proposal.instructions ? h('p', { class: 'row-meta' }, fill(text.reviewInstructions, proposal.instructions)) : null,
       this.problems(proposal),
       h('label', { class: 'field-label', attrs: { for: 'summary-input' } }, text.summaryEditable),
@@ -155,11 +162,12 @@ export class ReviewView {
       fold(text.preview, true, this.preview),
       fold(text.whatIsDropped, false, dropped),
       proposal.previousSummary !== undefined ? fold(text.changesFromPrevious, false, this.diffBox) : null,
-      fold(fill(text.keptVerbatim, entries(proposal.kept.length), formatTokens(sumTokens(proposal.kept))), false, entryList(proposal.kept)),
+      fold(fill(text.keptVerbatim, span(proposal.kept, proposal.keptTurns), formatTokens(sumTokens(proposal.kept))), false, entryList(proposal.kept)),
       h('label', { class: 'field-label', attrs: { for: 'regenerate-instructions' } }, text.regenerateInstructions),
       instructions,
-      h('div', { class: 'button-row' }, ...this.buttons),
+      this.buttonRow,
     ]);
+    this.buttonRow.replaceChildren(...this.buttons);
     this.element.hidden = false;
     this.refreshDerived();
   }
@@ -204,6 +212,51 @@ export class ReviewView {
       pre.appendChild(h('span', { class: `diff-${line.kind}` }, mark + line.text, '\n'));
     }
     this.diffBox.replaceChildren(h('p', { class: 'row-meta' }, fill(text.diffStats, stats.added, stats.removed)), pre);
+  }
+
+  /** Regenerate replaces the summary: with edits in it, the person is asked first, in place, by keyboard as by mouse. */
+  private askRegenerate(): void {
+    if (!this.edited()) {
+      this.regenerate();
+      return;
+    }
+    if (this.confirmation) {
+      this.confirmation.querySelector<HTMLButtonElement>('[data-key="regenerate-keep"]')?.focus();
+      return;
+    }
+    const keep = button(text.keepEdits, () => this.closeConfirmation(), { icon: 'edit', secondary: true, key: 'regenerate-keep' });
+    const discard = button(text.discardAndRegenerate, () => {
+      this.closeConfirmation(false);
+      this.regenerate();
+    }, { icon: 'refresh', key: 'regenerate-discard' });
+    const question = h(
+      'div',
+      { class: 'confirm', attrs: { role: 'alertdialog', 'aria-labelledby': 'regenerate-question' } },
+      h('p', { attrs: { id: 'regenerate-question' } }, icon('warning'), ' ', text.regenerateDiscards),
+      h('div', { class: 'button-row' }, discard, keep),
+    );
+    // Escape here answers the question (keep the edits); it must not reach the review's Escape, which cancels.
+    question.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape') return;
+      event.preventDefault();
+      event.stopPropagation();
+      this.closeConfirmation();
+    });
+    this.confirmation = question;
+    this.buttonRow.after(question);
+    // The choice that loses nothing has focus: Enter by habit keeps the edits.
+    keep.focus();
+  }
+
+  /** Takes the question away; `refocus`: focus goes back to Regenerate, where the person was. */
+  private closeConfirmation(refocus = true): void {
+    this.confirmation?.remove();
+    this.confirmation = undefined;
+    if (refocus) this.buttons.find((control) => control.dataset['key'] === 'regenerate')?.focus();
+  }
+
+  private regenerate(): void {
+    if (this.proposal && this.instructions) this.callbacks.post({ type: 'regenerate', proposalId: this.proposal.id, instructions: this.instructions.value });
   }
 
   private apply(): void {

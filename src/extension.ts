@@ -1,7 +1,7 @@
 // Composition root: creates the extension's objects, wires them together and registers their disposables.
 import * as vscode from 'vscode';
 import { modelSummarizer } from './core/compaction/summarizer';
-import { pathUsage } from './core/views/usageView';
+import { sessionUsage } from './core/views/usageView';
 import { AgentSessions } from './vscode/sessions/agentSessions';
 import { ApiKeyStore } from './vscode/endpoint/apiKeyStore';
 import { changeConfirmation, type ChatConfirmChange } from './vscode/tools/changeConfirmation';
@@ -22,6 +22,7 @@ import { registerLearnedWindowsCommand } from './vscode/endpoint/learnedWindowsC
 import { registerPaletteCommands } from './vscode/paletteCommands';
 import { PROPOSED_SCHEME, ProposedContent } from './vscode/tools/proposedContent';
 import { SessionStore } from './vscode/sessions/sessionStore';
+import { sessionStorage, workspaceIdentity } from './vscode/sessions/sessionStorage';
 import { StatusBarController } from './vscode/panel/statusBarController';
 import { PendingImages } from './vscode/chat/pendingImages';
 import { RestoredBranchQuestions } from './vscode/chat/restoredBranchQuestion';
@@ -67,8 +68,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   void keys.get().then((key) => logger.addSecret(key));
   rememberRefusedImages(context.globalState);
   const endpoint = new EndpointConnection(configuration, keys, logger, new WindowMemory(context.globalState));
-  const store = new SessionStore((context.storageUri ?? context.globalStorageUri).fsPath, logger);
-  const sessions = new AgentSessions(store, context.globalState, configuration);
+  // One folder per workspace, shared by every window on it; each window remembers the session its chat continues.
+  const storage = sessionStorage(context, workspaceIdentity(vscode.workspace));
+  const store = new SessionStore(storage, logger);
+  const sessions = new AgentSessions(store, context.globalState, configuration, storage.windowFile);
 
   const summarizerFor: SummarizerSource = async (session) => {
     const bound = await bindModel(await modelForCommands(sessions.lastModel), endpoint, configuration);
@@ -101,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   const updateStatusBar = (): void => {
     const active = sessions.active;
-    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? pathUsage(active.log.path()).session : undefined, active);
+    statusBar.update(active?.budgetView(), configuration.settings.statusBar, active ? sessionUsage(active.log.path()) : undefined, active);
   };
 
   context.subscriptions.push(
@@ -149,8 +152,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       },
     }),
   );
-  // The budget item is there from the start: before any session it says so and opens a chat addressed to @agent;
-  // after a window reload it shows the workspace's latest session (the one the restored chat continues).
+  // The budget item is there from activation (the first @agent request, a command, the panel, or the chat's model
+  // picker listing the endpoint's models; never at startup by itself): before any session it says so and opens a
+  // chat addressed to @agent; after a window reload it shows the workspace's latest session.
   updateStatusBar();
   void sessions.showLatest().catch((error: unknown) => logger.warn(`Could not show the latest session: ${String(error)}`));
   // The workbench resolves model vendors lazily: ask once so our models show in the picker right away.

@@ -32,15 +32,27 @@ export function formatPercent(percent: number): string {
   return `${Math.round(percent)}%`;
 }
 
+/** The status bar's leading icon: the level's own (warning, error) so the state shows without colour, else the pie chart. */
+const LEVEL_ICONS: Record<BudgetLevel, string> = { normal: '$(pie-chart)', warning: '$(warning)', error: '$(error)' };
+
 /**
- * The status bar text, e.g. `$(pie-chart) ~42% 53.1k/111.6k`; `53.1k/? window` when the window is unknown,
- * and a warning icon when the endpoint's last usage report was not believed.
+ * The status bar text, e.g. `$(pie-chart) ~42% 53.1k/111.6k` (used/usable: the window less the output reserve);
+ * `53.1k/? window` when the window is unknown. At the warning and error levels the icon says so (`$(warning)`,
+ * `$(error)`), and a trailing `$(info)` says the endpoint's last usage report was not believed.
  */
-export function budgetStatusText(view: BudgetView): string {
-  const warning = view.reportNote ? ' $(warning)' : '';
-  if (view.windowUntilLoaded) return `$(pie-chart) ${budgetMark(view)}${formatTokens(view.used)}/? until loaded${warning}`;
-  if (!view.windowKnown) return `$(pie-chart) ${budgetMark(view)}${formatTokens(view.used)}/? window${warning}`;
-  return `$(pie-chart) ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}${warning}`;
+export function budgetStatusText(view: BudgetView, level: BudgetLevel = 'normal'): string {
+  const note = view.reportNote ? ' $(info)' : '';
+  const icon = LEVEL_ICONS[level];
+  if (view.windowUntilLoaded) return `${icon} ${budgetMark(view)}${formatTokens(view.used)}/? until loaded${note}`;
+  if (!view.windowKnown) return `${icon} ${budgetMark(view)}${formatTokens(view.used)}/? window${note}`;
+  return `${icon} ${budgetMark(view)}${formatPercent(view.percent)} ${formatTokens(view.used)}/${formatTokens(view.usable)}${note}`;
+}
+
+/** The level in words, for the tooltip and the accessible name: empty at the normal level. */
+export function budgetLevelWords(level: BudgetLevel, thresholds: BudgetThresholds): string {
+  if (level === 'error') return `error: nearly full (${formatPercent(thresholds.errorPercent)} or more used)`;
+  if (level === 'warning') return `warning: filling up (${formatPercent(thresholds.warningPercent)} or more used)`;
+  return '';
 }
 
 /** Which background the status bar takes; the error threshold wins when both are met. */
@@ -88,12 +100,13 @@ export function escapeMarkdownCell(text: string): string {
 }
 
 /** The status bar tooltip as Markdown (rendered untrusted, without HTML). */
-export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date()): string {
+export function budgetTooltipMarkdown(view: BudgetView, now: Date = new Date(), level: BudgetLevel = 'normal', thresholds?: BudgetThresholds): string {
   const unknownWindow = view.windowUntilLoaded ? 'window unknown until loaded' : 'window unknown';
   const headline = view.windowKnown ? `${budgetMark(view)}${formatPercent(view.percent)} of usable` : `${budgetMark(view)}${formatTokens(view.used)} tokens, ${unknownWindow}`;
   const lines = [
     `**Context budget** ${headline} (${escapeMarkdownCell(budgetAccuracyLabel(view))})`,
-    ...(view.reportNote ? ['', `$(warning) ${escapeMarkdownCell(view.reportNote)}`] : []),
+    ...(level !== 'normal' && thresholds ? ['', `${LEVEL_ICONS[level]} ${budgetLevelWords(level, thresholds)}`] : []),
+    ...(view.reportNote ? ['', `$(info) ${escapeMarkdownCell(view.reportNote)}`] : []),
     '',
     '| Part | Tokens |',
     '| --- | ---: |',
@@ -144,11 +157,16 @@ export function autoCompactionLabel(view: Pick<BudgetView, 'autoCompaction' | 'a
   return view.autoCompactionPaused ? 'paused on this restored branch until you compact or run "Resume Automatic Compaction"' : 'on';
 }
 
-/** What a screen reader announces for the status bar item. */
-export function budgetAccessibilityLabel(view: BudgetView): string {
-  if (!view.windowKnown) return `Context budget: ${formatTokens(view.used)} tokens used, the model's window is unknown${view.windowUntilLoaded ? ' until the server loads it' : ''}, ${budgetAccuracyLabel(view)}.`;
+/**
+ * What a screen reader announces for the status bar item: the level in words first when it is not normal (the
+ * colour and icon say it to sighted people), then the figures, used of usable.
+ */
+export function budgetAccessibilityLabel(view: BudgetView, level: BudgetLevel = 'normal', thresholds?: BudgetThresholds): string {
+  const state = level !== 'normal' && thresholds ? `, ${budgetLevelWords(level, thresholds)}` : '';
+  const note = view.reportNote ? ` ${view.reportNote}` : '';
+  if (!view.windowKnown) return `Context budget${state}: ${formatTokens(view.used)} tokens used, the model's window is unknown${view.windowUntilLoaded ? ' until the server loads it' : ''}, ${budgetAccuracyLabel(view)}.${note}`;
   return (
-    `Context budget: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} tokens, ` +
-    `${budgetAccuracyLabel(view)}. Auto-compaction ${autoCompactionLabel(view)}.`
+    `Context budget${state}: ${formatPercent(view.percent)} used, ${formatTokens(view.used)} of ${formatTokens(view.usable)} usable tokens, ` +
+    `${budgetAccuracyLabel(view)}. Auto-compaction ${autoCompactionLabel(view)}.${note}`
   );
 }

@@ -44,6 +44,8 @@ export interface BudgetView {
   autoCompactionPaused?: boolean;
   /** `when` is an ISO timestamp. */
   lastCompaction?: { when: string; tokensBefore: number; tokensAfter: number };
+  /** At or above the status bar's warning or error threshold (`threshold`, a percent): shown in words and icon, not only in colour. */
+  alert?: { level: 'warning' | 'error'; threshold: number };
 }
 
 export type EntryKind = 'user' | 'assistant' | 'toolResult' | 'summary' | 'other';
@@ -70,6 +72,9 @@ export interface CompactionProposalView {
   estimatedTokensAfter: number;
   summarized: EntryView[];
   kept: EntryView[];
+  /** The person's turns (requests) among the summarized and the kept messages; 0 when only part of a turn. */
+  summarizedTurns?: number;
+  keptTurns?: number;
   /** Why the summary may be wrong (e.g. missing sections, too long); listed when needsReview. */
   problems: string[];
   needsReview: boolean;
@@ -122,8 +127,16 @@ export interface SubtaskView {
   tokens: number;
 }
 
+/** How many older items each history list leaves out (the palette commands reach them). */
+export interface HistoryOmitted {
+  compactions: number;
+  checkpoints: number;
+  subtasks: number;
+  pins: number;
+}
+
 export interface HistoryView {
-  /** Compactions on the current branch, oldest first. */
+  /** The newest compactions on the current branch, oldest first. */
   compactions: CompactionHistoryItem[];
   /** Checkpoints on the current branch, newest first (absent in states saved by older versions). */
   checkpoints?: CheckpointView[];
@@ -132,6 +145,8 @@ export interface HistoryView {
   pins: PinView[];
   /** Recent messages that can be pinned (not pinned yet). */
   pinnable: PinView[];
+  /** Set when a list above holds only the newest of its items: how many older ones each leaves out. */
+  omitted?: HistoryOmitted;
 }
 
 /** Tokens, summaries and cost added up over some model calls (a turn, or the whole branch). */
@@ -194,7 +209,10 @@ export interface ContextTurnView {
   request: string;
   messages: number;
   dropped: boolean;
+  /** The turn's newest tool steps. */
   steps: ContextStepView[];
+  /** How many earlier tool steps of the turn `steps` leaves out (absent when none). */
+  stepsOmitted?: number;
 }
 
 /** A drop (or its undo) measured and waiting for the person's confirmation. */
@@ -210,11 +228,14 @@ export interface DropPreviewView {
 }
 
 export interface PanelState {
-  session?: { id: string; title: string };
+  /** `readOnly`: another window holds the session (this window shows it, that one writes it). */
+  session?: { id: string; title: string; readOnly?: boolean };
   budget?: BudgetView;
   proposal?: CompactionProposalView;
-  /** The context's turns, for dropping by hand (absent without a session). */
+  /** The context's newest turns, for dropping by hand (absent without a session). */
   turns?: ContextTurnView[];
+  /** How many earlier turns `turns` leaves out (absent when none; /drop reaches them by number). */
+  turnsOmitted?: number;
   /** Whether a drop on this branch can be undone. */
   canUndoDrop?: boolean;
   dropPreview?: DropPreviewView;

@@ -1,13 +1,14 @@
 // Live settings: parsed through the core's parseSettings, invalid values reported once, changes applied without a reload.
 import * as vscode from 'vscode';
-import { parseSettings, SETTINGS_SECTION, USER_ONLY_SETTINGS, type SettingKey, type Settings } from '../core/settings/settings';
+import { readScopedSettings, USER_ONLY_SETTINGS } from '../core/settings/settingScopes';
+import { SETTINGS_SECTION, type SettingKey, type Settings } from '../core/settings/settings';
 import type { Logger } from './logger';
 
 const USER_ONLY: ReadonlySet<SettingKey> = new Set(USER_ONLY_SETTINGS);
 
 export class Configuration implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Settings>();
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
   private readonly reported = new Set<string>();
   private current: Settings;
   private currentWarnings: string[] = [];
@@ -17,11 +18,17 @@ export class Configuration implements vscode.Disposable {
 
   constructor(private readonly logger: Logger) {
     this.current = this.read();
-    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!event.affectsConfiguration(SETTINGS_SECTION)) return;
+    const reread = (): void => {
       this.current = this.read();
       this.changed.fire(this.current);
-    });
+    };
+    this.subscriptions = [
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(SETTINGS_SECTION)) reread();
+      }),
+      // A restricted setting's workspace value applies from the moment the person trusts the folder.
+      vscode.workspace.onDidGrantWorkspaceTrust(reread),
+    ];
   }
 
   get settings(): Settings {
@@ -35,18 +42,14 @@ export class Configuration implements vscode.Disposable {
 
   private read(): Settings {
     const section = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const ignored: string[] = [];
-    const { settings, warnings } = parseSettings((key: SettingKey) => {
-      if (!USER_ONLY.has(key)) return section.get(key);
-      // Only the person's own settings may choose the endpoint, its headers, or what runs without asking.
-      const values = section.inspect(key);
-      if (values?.workspaceValue !== undefined || values?.workspaceFolderValue !== undefined) ignored.push(key);
-      return values?.globalValue;
-    });
+    // Only the person's own settings may choose where the conversation goes or what runs (settingScopes.ts).
+    const { settings, warnings, ignored } = readScopedSettings({ value: (key) => section.get(key), scoped: (key) => section.inspect(key), trusted: vscode.workspace.isTrusted });
     for (const key of ignored) {
       warnings.push({
         key,
-        message: vscode.l10n.t('{0} is set by this workspace and ignored: where your code and API key go, and what runs without asking, can only be chosen in your user settings.', `${SETTINGS_SECTION}.${key}`),
+        message: USER_ONLY.has(key)
+          ? vscode.l10n.t('{0} is set by this workspace and ignored: where your conversation, code and API key go, and what runs and how, can only be chosen in your user settings.', `${SETTINGS_SECTION}.${key}`)
+          : vscode.l10n.t('{0} is set by this workspace and ignored until you trust it (Restricted Mode).', `${SETTINGS_SECTION}.${key}`),
       });
     }
     this.currentWarnings = warnings.map((warning) => warning.message);
@@ -62,7 +65,7 @@ export class Configuration implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
 }

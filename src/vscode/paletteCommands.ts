@@ -23,6 +23,7 @@ import { runEndpointSetup } from './endpoint/endpointSetup';
 import { describeCompaction } from '../core/views/compactionDescription';
 import { awaitingCompactionConsent, RESUME_LABEL } from '../core/compaction/compactionUndo';
 import { entryTitle } from '../core/session/entryTitle';
+import { boundedPick } from './boundedPick';
 
 export interface CommandDeps {
   sessions: AgentSessions;
@@ -85,13 +86,14 @@ async function restorePreCompactionBranch(deps: CommandDeps, compactionId?: unkn
   }
   let target = typeof compactionId === 'string' ? compactions.find((entry) => entry.id === compactionId) : undefined;
   if (!target) {
+    const pick = boundedPick([...compactions].reverse(), vscode.l10n.t('Restore Pre-Compaction Branch'));
     const picked = await vscode.window.showQuickPick(
-      [...compactions].reverse().map((entry) => ({
+      pick.items.map((entry) => ({
         label: `$(history) ${when(entry.timestamp)}`,
         detail: describeCompaction(path, entry, formatTokens),
         entry,
       })),
-      { title: vscode.l10n.t('Restore Pre-Compaction Branch'), placeHolder: vscode.l10n.t('Pick the compaction to undo (the compacted branch stays available)') },
+      { title: pick.title, placeHolder: vscode.l10n.t('Pick the compaction to undo (the compacted branch stays available)') },
     );
     target = picked?.entry;
   }
@@ -114,13 +116,15 @@ async function switchBranch(deps: CommandDeps): Promise<void> {
     return;
   }
   const current = session.log.leafId;
+  // Later branches were made later: the newest are kept when there are more than a pick holds.
+  const pick = boundedPick(tips, vscode.l10n.t('Switch Branch'), 'last');
   const picked = await vscode.window.showQuickPick(
-    tips.map((tip) => ({
+    pick.items.map((tip) => ({
       label: `${tip.id === current ? '$(check) ' : '$(git-branch) '}${branchLabel(session, tip)}`,
       description: `${when(tip.timestamp)} · ${session.log.tree.pathTo(tip.id).length} entries`,
       tip,
     })),
-    { title: vscode.l10n.t('Switch Branch'), placeHolder: vscode.l10n.t('Continue the session from another branch (nothing is lost)') },
+    { title: pick.title, placeHolder: vscode.l10n.t('Continue the session from another branch (nothing is lost)') },
   );
   if (!picked || picked.tip.id === current) return;
   const moved = await session.engine.exclusive('switching branch', async () => session.log.moveLeaf(picked.tip.id, 'switch'), confirmStopRequest);
@@ -134,14 +138,10 @@ async function compactNow(deps: CommandDeps): Promise<void> {
   const instructions = await vscode.window.showInputBox({ title: vscode.l10n.t('Compact Now'), prompt: vscode.l10n.t('Optional instructions: what the summary must keep (Enter to skip)') });
   if (instructions === undefined) return;
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Compaction Agent: summarizing older turns…') }, async () => {
-    const pending = await session.engine.exclusive('compacting', () => deps.review.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
-      replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.'),
-    });
-    if (!pending) return;
-    if (deps.configuration.settings.compaction.review === 'never' && !pending.review.proposal.needsReview) {
-      const entry = await deps.review.applyPending(pending, pending.review.proposal.summary, false);
-      void vscode.window.showInformationMessage(`Compacted: ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens.`);
-    } else deps.showPanel();
+    const done = await deps.review.compact(session, instructions);
+    if (!done) return;
+    if ('applied' in done) void vscode.window.showInformationMessage(`Compacted: ${formatTokens(done.applied.entry.tokensBefore)} → ${formatTokens(done.applied.entry.tokensAfter)} tokens.`);
+    else deps.showPanel();
   });
 }
 

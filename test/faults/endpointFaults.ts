@@ -207,7 +207,7 @@ const CANCELLATIONS: Kind[] = [
       historyTurns: BIG_HISTORY,
       agentSteps: [reply('unused')],
       settings: (settings) => (settings.compaction.review = 'always'),
-      review: () => Promise.resolve({ action: 'apply', summary: VALID_SUMMARY, edited: false }),
+      review: (proposal) => Promise.resolve({ action: 'apply', proposal, summary: VALID_SUMMARY, edited: false }),
       abortWhen: (event) => event.type === 'compactionReview',
     },
     // The summarizer makes one call per transcript chunk (two at this window size).

@@ -1,4 +1,4 @@
-// Fault family (class 1): 2 MB hostile sessions (rings, cycles, damage) and huge checkpoint lists stay linear and bounded on every reader.
+// Fault family (class 1): 2 MB hostile sessions (rings, cycles, damage), huge checkpoint lists and long lists of drops, pins and steps stay linear and bounded on every reader.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
@@ -10,6 +10,10 @@ import { quarantinePath } from '../../src/core/session/quarantine';
 import { SessionLog } from '../../src/core/session/sessionLog';
 import { WARNINGS_SHOWN } from '../../src/core/session/warningSummary';
 import { BlobStore } from '../../src/core/storage/blobStore';
+import { droppedParts } from '../../src/core/context/contextDrops';
+import { contextTurns } from '../../src/core/context/contextTurns';
+import { summaryAppendix } from '../../src/core/compaction/summaryAppendix';
+import { dropListing, toTurnViews } from '../../src/core/views/dropView';
 import { toHistoryView } from '../../src/core/views/historyView';
 import { HOSTILE_SHAPES } from '../support/hostileSessions';
 import { passed, runCases, type CaseOutcome, type HostileCase } from './caseRunner';
@@ -138,10 +142,61 @@ function checkpointCases(): HostileCase[] {
   }));
 }
 
+/** Most characters any one view or request part built from a long session may take. */
+const LIST_BOUND = 64 * 1024;
+
+/** A session of `turns` requests, each with `steps` tool steps, and `extra` adding what follows each turn (a drop, a pin). */
+function longSession(turns: number, steps: number, extra: (turn: number, path: SessionEntry[]) => void): SessionEntry[] {
+  const path: SessionEntry[] = [];
+  const add = (entry: Record<string, unknown>): void => {
+    path.push({ parentId: path.at(-1)?.id ?? null, timestamp: 't', ...entry } as unknown as SessionEntry);
+  };
+  for (let turn = 0; turn < turns; turn++) {
+    add({ type: 'user', id: `u${turn}`, text: `request ${turn}: ${'a long pasted request line '.repeat(4)}` });
+    for (let step = 0; step < steps; step++) {
+      add({ type: 'assistant', id: `a${turn}.${step}`, text: '', toolCalls: [{ id: 'call_0', name: 'read_file', arguments: '{}' }] });
+      add({ type: 'toolResult', id: `r${turn}.${step}`, toolCallId: 'call_0', toolName: 'read_file', content: 'ok', isError: false });
+    }
+    extra(turn, path);
+  }
+  return path;
+}
+
+const LIST_SHAPES: Array<[string, () => SessionEntry[], number]> = [
+  ['8,000 drops', () => longSession(8_000, 1, (turn, path) => path.push({ type: 'drop', id: `d${turn}`, parentId: path.at(-1)?.id ?? null, timestamp: 't', entryIds: [`u${turn}`], dropped: true, label: 'x', tokens: 1 })), 8_000],
+  ['5,000 pins', () => longSession(5_000, 1, (turn, path) => path.push({ type: 'pin', id: `p${turn}`, parentId: path.at(-1)?.id ?? null, timestamp: 't', targetId: `u${turn}`, pinned: true })), 5_000],
+  ['one turn of 20,000 tool steps', () => longSession(1, 20_000, () => undefined), 1],
+];
+
+/** Every list built from a long session stays within LIST_BOUND and counts what it left out. */
+function listCases(): HostileCase[] {
+  return LIST_SHAPES.map(([name, make, items]) => ({
+    name: `lists: ${name}`,
+    run: () => {
+      const outcome = passed();
+      const path = make();
+      const turns = contextTurns(path);
+      const parts = droppedParts(path, path.length - 1);
+      const sizes: Array<[string, number]> = [
+        ['the dropped parts', parts.join('\n').length],
+        ['the appendix', summaryAppendix({ files: { read: [], modified: [] }, lastUserRequest: 'x', pinned: [], dropped: parts, maxChars: 8_000 }).length],
+        ['/drop', dropListing(turns).length],
+        ['the panel turns', JSON.stringify(toTurnViews(turns)).length],
+        ['the panel history', JSON.stringify(toHistoryView(path)).length],
+      ];
+      for (const [what, size] of sizes) if (size > LIST_BOUND) outcome.failures.push(`${what}: ${size} characters`);
+      if (name.includes('drops') && parts.length + parts.omitted !== items) outcome.failures.push(`the dropped parts count ${parts.length + parts.omitted} of ${items}`);
+      const history = toHistoryView(path);
+      if (name.includes('pins') && history.pins.length + (history.omitted?.pins ?? 0) !== items) outcome.failures.push('the pins miscount');
+      return Promise.resolve(outcome);
+    },
+  }));
+}
+
 runFamily('hostile sessions', async () => {
   const root = mkdtempSync(nodePath.join(tmpdir(), 'faults-sessions-'));
   try {
-    return await runCases('hostile sessions', [...sessionCases(root), ...checkpointCases()], () => `${Object.keys(HOSTILE_SHAPES).length} 2 MB shapes × 4 readers, ${CHECKPOINT_SHAPES.length} checkpoint lists`);
+    return await runCases('hostile sessions', [...sessionCases(root), ...checkpointCases(), ...listCases()], () => `${Object.keys(HOSTILE_SHAPES).length} 2 MB shapes × 4 readers, ${CHECKPOINT_SHAPES.length} checkpoint lists, ${LIST_SHAPES.length} long lists`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

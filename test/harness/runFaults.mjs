@@ -134,9 +134,16 @@ const FAMILIES = [
   {
     name: 'hostile workspace',
     script: 'hostileWorkspace',
+    children: ['workspaceKillChild'],
+    needs: ['src/core/checkpoints/commandSnapshots.ts', 'src/core/checkpoints/folderSnapshot.ts', 'src/core/checkpoints/folderHandles.ts'],
+    limitSeconds: 300,
+  },
+  {
+    name: 'hostile replies',
+    script: 'hostileReplies',
     children: [],
-    needs: ['src/core/checkpoints/commandSnapshots.ts', 'src/core/checkpoints/folderSnapshot.ts'],
-    limitSeconds: 180,
+    needs: ['src/core/agent/toolStep.ts', 'src/core/tools/delegateTool.ts', 'src/core/llm/streamAssembler.ts'],
+    limitSeconds: 120,
   },
   {
     name: 'small hostile',

@@ -43,7 +43,8 @@ function demoSettings(endpoint) {
 
 function printDemoBanner(endpoint) {
   console.log(`\nstart: DEMO MODE: @agent talks to the scripted demo endpoint at ${endpoint.url} (replies say [demo endpoint]; no model, no key).`);
-  console.log('start: in the Chat view ask, one after the other:');
+  console.log('start: first run "Compaction Agent: Ask @agent" (it starts the extension, so the chat\'s model picker lists the demo model),');
+  console.log('       then in the Chat view ask, one after the other:');
   console.log('         @agent the slugify test fails, please fix it');
   console.log('         @agent now check the docs for other slug rules we break');
   console.log('         @agent run the tests again');

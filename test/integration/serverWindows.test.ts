@@ -1,4 +1,4 @@
-// Issue 31 in the real host: a window the server tells only once the model is loaded is learned at the first reply, not at the first overflow.
+// Issues 31 and 38 in the real host: a window the server tells only once the model is loaded is learned at the first reply, not at the first overflow; one read before loading is read again then.
 import * as assert from 'node:assert/strict';
 import { reply } from '../support/scriptedSteps';
 import { activeSession } from './support/agentApi';
@@ -42,5 +42,31 @@ describe('server windows', () => {
     assert.ok(budget, 'no budget after the reply');
     assert.equal(budget.contextWindow, 4096);
     assert.equal(budget.windowKnown, true);
+  });
+
+  it('Ollama with num_ctx above the trained length: capped to it, and read again after the first reply loaded the model', async () => {
+    let loadedAt: number | undefined;
+    let model = '';
+    // PARAMETER num_ctx 65536 on a model trained for 40,960: Ollama caps num_ctx at the trained length (llm/server.go),
+    // then loads it lower still when it does not fit in memory (32,768 here), as /api/ps says once loaded.
+    const show = { parameters: 'num_ctx                        65536', model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 } };
+    const routes = (method: string, path: string): unknown => {
+      if (method === 'GET' && path === '/api/ps') return { models: loadedAt ? [{ name: model, model, size: 7_800_000_000, size_vram: 7_800_000_000, context_length: loadedAt }] : [] };
+      if (method === 'POST' && path === '/api/show') return show;
+      return undefined;
+    };
+    const script = (): ReturnType<typeof reply> => {
+      loadedAt = 32768;
+      return reply('Hello from a model Ollama loaded at 32k.');
+    };
+    endpoint = await useScriptedEndpoint(script, { 'endpoint.flavor': 'ollama' }, { routes });
+    model = endpoint.model;
+    await newChatThread();
+    const { reply: answer } = await sendChat('@agent hello', endpoint.model);
+    assert.match(answer.text, /loaded at 32k/);
+    const session = await activeSession();
+    assert.equal(session.model.contextWindow, 32768, `the window was not read again after the first reply (${session.model.windowSource}: ${session.model.windowDetail ?? ''})`);
+    assert.match(session.model.windowDetail ?? '', /Ollama \/api\/ps context_length/);
+    assert.equal(session.budgetView()?.contextWindow, 32768);
   });
 });

@@ -13,7 +13,8 @@ import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 /** One scripted model reply. `hang` streams the text (and partial calls) and then waits for the abort. */
 export interface ScriptedReply {
   text?: string;
-  toolCalls?: Array<{ name: string; args: unknown } | { name: string; rawArguments: string }>;
+  /** `id` as the server sends it (repeated or empty, as some do); by default a unique one. */
+  toolCalls?: Array<({ name: string; args: unknown } | { name: string; rawArguments: string }) & { id?: string }>;
   usage?: Usage;
   stopReason?: StopReason;
   error?: ModelError;
@@ -28,7 +29,7 @@ export interface ScriptedModel extends ModelStream {
 
 function toCalls(reply: ScriptedReply, index: number): ToolCall[] {
   return (reply.toolCalls ?? []).map((call, i) => ({
-    id: `call_${index}_${i}`,
+    id: call.id ?? `call_${index}_${i}`,
     name: call.name,
     arguments: 'rawArguments' in call ? call.rawArguments : JSON.stringify(call.args),
   }));
@@ -68,7 +69,7 @@ export function scriptedModel(script: readonly ScriptStep[]): ScriptedModel {
         yield { type: 'error', error: { kind: 'aborted', message: 'aborted', retryable: false }, partial: { text, toolCalls: calls } };
         return;
       }
-      const invalid = calls.filter((call) => !isJson(call.arguments)).map((call) => call.id);
+      const invalid = calls.flatMap((call, position) => (isJson(call.arguments) ? [] : [position]));
       const stopReason = reply.stopReason ?? (calls.length > 0 ? 'toolCalls' : 'stop');
       yield { type: 'done', text, toolCalls: calls, invalidArguments: invalid, stopReason, ...(reply.usage ? { usage: reply.usage } : {}) };
     },

@@ -45,3 +45,12 @@ export async function sendChat(page, text, { until, timeoutMs = 60_000, onPoll }
     await sleep(100);
   }
 }
+
+/**
+ * A session of the check's own in the current chat: `/new`, then `turns` short tool-using requests (the scripted
+ * endpoint answers each with two tool steps and "Done with request N"), so a check does not build on another's state.
+ */
+export async function freshSession(page, label, turns = 2) {
+  await sendChat(page, `@agent /new`, { until: /Started a new session/, timeoutMs: 120_000 });
+  for (let turn = 1; turn <= turns; turn++) await sendChat(page, `@agent ${label}, request ${turn}: list the workspace`, { until: /Done with request/, timeoutMs: 120_000 });
+}

@@ -22,13 +22,20 @@ import { demoScenario } from './checks/demoScenario.mjs';
 import { firstView } from './checks/firstView.mjs';
 import { restoredBranchQuestion } from './checks/restoredBranchQuestion.mjs';
 import { sessionFollows } from './checks/sessionFollows.mjs';
+import { budgetStateWithoutColor } from './checks/budgetStateWithoutColor.mjs';
+import { panelAxe } from './checks/panelAxe.mjs';
+import { focusFollowsReview } from './checks/focusFollowsReview.mjs';
+import { regenerateAsks } from './checks/regenerateAsks.mjs';
+import { secondWindow } from './checks/secondWindow.mjs';
+import { THEMES } from './selectors.mjs';
 
 /**
- * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs? } and throws on failure. Every check runs
+ * Each check: { name, run({ page, shot, theme, dirs, server, endpoint }), needs?, themes? } and throws on failure; `themes`
+ * names the workbenches it runs in (default light and dark). Every check runs
  * after a failure (runUi.mjs reloads the window first) except those whose `needs` failed.
  */
 export const CHECKS = [
-  workbenchLoads,
+  { ...workbenchLoads, themes: Object.keys(THEMES) },
   firstView,
   participantListed,
   setupFlow,
@@ -48,6 +55,13 @@ export const CHECKS = [
   hostileContent,
   panelDrop,
   panelHandoff,
+  // Issue 41, last: each starts a session of its own. These two also run in both High Contrast themes.
+  budgetStateWithoutColor,
+  panelAxe,
+  focusFollowsReview,
+  regenerateAsks,
+  // Opens a second page on the folder and reloads both: last, and in one theme.
+  secondWindow,
 ];
 
 /** Run in a workbench of their own, set up as `npm start` sets up the demo: default settings and the demo endpoint. */

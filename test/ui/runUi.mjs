@@ -1,6 +1,7 @@
 // UI tier ("what only the screen proves"): installs the packaged VSIX in a fresh code-server, points it at the scripted
 // endpoint and drives it with chromium, in each colour theme.
-// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark (default both), AGENT_UI_ONLY=words,
+// Usage: node test/ui/runUi.mjs [--no-package] [--readme-shots]   Env: AGENT_UI_THEMES=light,dark,hc-black,hc-light (default all
+// four; a High Contrast workbench runs only the checks that name its theme), AGENT_UI_ONLY=words,
 // AGENT_UI_NO_DEMO=1 (skip the demo workbench: the README demo with default settings)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,8 +11,9 @@ import { ROOT, ensureInstalled, installVsix, makeRunDirs, removeRunDirs, startCo
 import { launchChromium, screenshot, SCREENSHOT_DIR } from '../harness/browser.mjs';
 import { ENDPOINT_MAIN, startScriptedEndpoint } from '../harness/scriptedEndpoint.mjs';
 import { CHECKS as ALL_CHECKS, DEMO_CHECKS as ALL_DEMO_CHECKS } from './checkRegistry.mjs';
-import { SELECTORS, TEXT, THEMES } from './selectors.mjs';
-import { chatInput } from './workbench.mjs';
+import { workbenchLoads } from './checks/workbenchLoads.mjs';
+import { MAIN_THEMES, SELECTORS, TEXT, THEMES } from './selectors.mjs';
+import { pickDemoModel } from './workbench.mjs';
 
 const VSIX = path.join(ROOT, 'dist-vsix/compaction-agent.vsix');
 
@@ -102,15 +104,6 @@ async function recover({ page, dirs, endpoint }) {
   await pickDemoModel(page);
 }
 
-/** After a failed setup the chat may still have the "(set up an endpoint)" entry picked: pick the endpoint's model. */
-async function pickDemoModel(page) {
-  await chatInput(page);
-  const inputPart = page.locator(SELECTORS.chatInputPart).first();
-  if (await inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
-  await inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first().click();
-  await page.locator('.monaco-list-row, .action-widget .action-item', { hasText: TEXT.demoModel }).first().click({ timeout: 20_000 });
-}
-
 /**
  * Every check runs: one failure never marks the others "not run". After a failure the window is reloaded
  * (recover); a check that builds on the state of another (check.needs) reports that one's failure instead of
@@ -122,8 +115,11 @@ async function runChecks(checks, context) {
   if (!checks.some((check) => check.name.includes('offers the setup'))) ensureEndpoint(context.dirs, context.endpoint);
   // Run alone (AGENT_UI_ONLY), a check would start before the workbench has loaded.
   if (ONLY.length > 0) await context.page.locator(SELECTORS.workbench).waitFor({ timeout: 60_000 }).then(() => context.page.waitForTimeout(3_000));
+  // Without the setup check the chat may still have "(set up an endpoint)" picked: the endpoint's model, once loaded.
+  const setUp = checks.some((check) => check.name.includes('offers the setup'));
   for (const [index, check] of checks.entries()) {
     const name = `[${context.theme}] ${check.name}`;
+    if (!setUp && index === 1) await pickDemoModel(context.page).catch((error) => console.log(`    (picking ${TEXT.demoModel}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`));
     const missing = (check.needs ?? []).filter((needed) => failed.has(needed.name));
     if (missing.length > 0) {
       failed.add(check.name);
@@ -172,9 +168,14 @@ async function runWorkbench({ label, scenario, settings, checks }) {
   return results;
 }
 
-/** Every registered check against one workbench in one colour theme. */
+/** The checks that run in a theme: each check's own `themes`, else light and dark. */
+function checksFor(theme) {
+  return CHECKS.filter((check) => (check.themes ?? MAIN_THEMES).includes(theme));
+}
+
+/** Every registered check of a colour theme against one workbench. */
 function runTheme(theme) {
-  return runWorkbench({ label: theme, scenario: SCENARIO, settings: () => uiSettings(theme), checks: CHECKS });
+  return runWorkbench({ label: theme, scenario: SCENARIO, settings: () => uiSettings(theme), checks: checksFor(theme) });
 }
 
 /** The README's demo as `npm start` sets it up: the demo endpoint and nothing else configured (default settings). */
@@ -199,14 +200,15 @@ function copyReadmeShots(themes, ranDemo) {
 
 async function main() {
   const started = Date.now();
-  const themes = (process.env.AGENT_UI_THEMES || 'light,dark').split(',').map((theme) => theme.trim());
+  const themes = (process.env.AGENT_UI_THEMES || Object.keys(THEMES).join(',')).split(',').map((theme) => theme.trim());
   const unknown = themes.filter((theme) => !(theme in THEMES));
   if (unknown.length > 0) throw new Error(`unknown theme(s) ${unknown.join(', ')}; use ${Object.keys(THEMES).join(', ')}`);
   if (!process.argv.includes('--no-package')) packageVsix();
   await buildScriptedEndpoint();
   ensureInstalled();
   const results = [];
-  for (const theme of themes) if (CHECKS.length > 0) results.push(...(await runTheme(theme)));
+  // A theme whose checks are all of the workbench's own start (it loads) has nothing of its own to run.
+  for (const theme of themes) if (checksFor(theme).some((check) => check.name !== workbenchLoads.name)) results.push(...(await runTheme(theme)));
   if (DEMO_CHECKS.length > 0 && !process.env.AGENT_UI_NO_DEMO) results.push(...(await runDemo()));
   const passed = results.filter((result) => result.ok).length;
   const green = results.length > 0 && passed === results.length;

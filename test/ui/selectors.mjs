@@ -49,7 +49,13 @@ export const TEXT = {
   demoLabel: '[demo endpoint]',
 };
 
+/** The colour theme of each theme kind's workbench (the High Contrast ones run only the checks that name them). */
 export const THEMES = {
   light: 'Default Light Modern',
   dark: 'Default Dark Modern',
+  'hc-black': 'Default High Contrast',
+  'hc-light': 'Default High Contrast Light',
 };
+
+/** Where a check runs unless it names its themes (`check.themes`): every check in light and dark. */
+export const MAIN_THEMES = ['light', 'dark'];

@@ -1,5 +1,8 @@
-// Small actions on the code-server workbench shared by the UI checks (command palette, chat input).
+// Small actions on the code-server workbench shared by the UI checks (command palette, chat input, model, settings).
+import fs from 'node:fs';
+import path from 'node:path';
 import { SELECTORS, TEXT } from './selectors.mjs';
+import { readJsonFile } from './steady.mjs';
 
 /** Runs a command by its palette title (F1, type, pick the exact row). */
 export async function runCommand(page, title) {
@@ -9,6 +12,24 @@ export async function runCommand(page, title) {
   const row = page.locator(SELECTORS.quickInputRow, { hasText: title }).first();
   await row.waitFor({ timeout: 10_000 });
   await row.click();
+}
+
+/**
+ * Runs one of our commands, trying again for up to 40 s: nothing starts the extension with the window, and the palette
+ * lists an extension's commands once the workbench has read its manifest. Running it starts the extension.
+ */
+export async function runCommandOnceListed(page, title) {
+  const deadline = Date.now() + 40_000;
+  for (;;) {
+    try {
+      await runCommand(page, title);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+  }
 }
 
 /** The chat input editor, opening the Chat view first when it is not showing. */
@@ -55,4 +76,35 @@ export async function openSetting(page, id, title) {
   const item = page.locator(SELECTORS.settingItem, { hasText: title }).first();
   await item.waitFor({ timeout: 15_000 });
   return item;
+}
+
+/**
+ * Sets settings a workspace may set in the workspace's .vscode/settings.json (the workbench watches the folder and
+ * applies them live; a change to the profile's settings.json from outside is only read at the next load). `undefined`
+ * values remove a key; a file left empty is removed with its folder.
+ */
+export async function updateWorkspaceSettings(dirs, changes) {
+  const folder = path.join(dirs.workspace, '.vscode');
+  const file = path.join(folder, 'settings.json');
+  const settings = fs.existsSync(file) ? await readJsonFile(file) : {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete settings[key];
+    else settings[key] = value;
+  }
+  if (Object.keys(settings).length > 0) {
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+  } else {
+    fs.rmSync(file, { force: true });
+    if (fs.existsSync(folder) && fs.readdirSync(folder).length === 0) fs.rmdirSync(folder);
+  }
+}
+
+/** After a failed setup the chat may still have the "(set up an endpoint)" entry picked: pick the endpoint's model. */
+export async function pickDemoModel(page) {
+  await chatInput(page);
+  const inputPart = page.locator(SELECTORS.chatInputPart).first();
+  if (await inputPart.getByRole('button', { name: new RegExp(TEXT.demoModel) }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
+  await inputPart.getByRole('button', { name: /Compaction Agent|set up an endpoint/ }).first().click();
+  await page.locator('.monaco-list-row, .action-widget .action-item', { hasText: TEXT.demoModel }).first().click({ timeout: 20_000 });
 }

@@ -115,7 +115,7 @@ describe('compaction review modes', () => {
         seen.push(proposal.summary);
         expect(proposal.summarized.length).toBeGreaterThan(0);
         expect(proposal.tokensAfter).toBeLessThan(proposal.tokensBefore);
-        return Promise.resolve({ action: 'apply', summary: 'EDITED SUMMARY', edited: true });
+        return Promise.resolve({ action: 'apply', proposal, summary: 'EDITED SUMMARY', edited: true });
       },
     });
     const events = await collect(runAgent(agent));

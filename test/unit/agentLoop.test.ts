@@ -72,6 +72,29 @@ describe('runAgent', () => {
     expect(results[1]?.content).toContain('Unknown tool "delete_everything"');
   });
 
+  it('judges each call of a reply on its own when the server repeats or omits ids: bad arguments refuse only their own call', async () => {
+    fixture.ws.write('notes.txt', 'the valid call read this\n');
+    const { agent, model } = options([
+      {
+        toolCalls: [
+          { id: 'call_0', name: 'read_file', rawArguments: '{"path": "no' },
+          { id: 'call_0', name: 'read_file', args: { path: 'notes.txt' } },
+          { id: '', name: 'read_file', rawArguments: '{"path"' },
+          { id: '', name: 'read_file', args: { path: 'notes.txt' } },
+        ],
+      },
+      { text: 'Read it.' },
+    ]);
+    await collect(runAgent(agent));
+    const results = fixture.session.log.path().filter((entry) => entry.type === 'toolResult');
+    expect(results.map((entry) => entry.isError)).toEqual([true, false, true, false]);
+    expect(results.map((entry) => entry.content.includes('not valid JSON'))).toEqual([true, false, true, false]);
+    expect(results[1]?.content).toContain('the valid call read this');
+    // A call sent without an id gets one, so its result names it.
+    expect(results.map((entry) => entry.toolCallId)).toEqual(['call_0', 'call_0', 'call_2', 'call_3']);
+    expect(model.requests[1]?.messages.filter((message) => message.role === 'tool')).toHaveLength(4);
+  });
+
   it('on an overflow error compacts once and retries: two model calls, one compaction', async () => {
     // Enough history that what the compaction summarizes (beyond the kept quarter of the window) spans several transcript pages.
     await seedHistory(24);

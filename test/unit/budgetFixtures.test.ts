@@ -1,7 +1,7 @@
 // Real fixture sessions: plans at 8k to 1M windows keep their invariants; chars/4 error is measured against the tokenizer.
 import { describe, expect, it } from 'vitest';
 import { measureContext } from '../../src/core/budget/meter';
-import { planReport } from '../../src/core/compaction/compaction';
+import { planReport } from '../../src/core/cli/planReport';
 import { planCompaction } from '../../src/core/compaction/cutPlan';
 import { defaultSettings } from '../../src/core/settings/settings';
 import type { SessionEntry } from '../../src/core/session/entries';

@@ -7,7 +7,7 @@ import { contextSpan } from '../../src/core/budget/pathState';
 import { prunedToolResultIds as prunedIds } from '../../src/core/context/contextMarkers';
 import { thresholdsFor } from '../../src/core/budget/thresholds';
 import { PLAN_WINDOWS } from '../../src/core/cli/inspectCommand';
-import type { PlanReport as InspectPlan } from '../../src/core/compaction/compaction';
+import type { PlanReport as InspectPlan } from '../../src/core/cli/planReport';
 import { defaultCliDeps, runCli } from '../../src/core/cli/runCli';
 import { validCuts } from '../../src/core/compaction/cutPlan';
 import { defaultSettings } from '../../src/core/settings/settings';

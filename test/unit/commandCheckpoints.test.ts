@@ -14,7 +14,7 @@ import { toHistoryView } from '../../src/core/views/historyView';
 import { collect, scriptedModel } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 import { recordingAccess } from '../support/agentWorkspace';
-import { exactRestorePort as port } from '../support/exactRestorePort';
+import { exactRestorePort } from '../support/exactRestorePort';
 
 const fixture = useAgentFixture((ws) => {
   ws.write('notes.txt', 'first line\n');
@@ -24,6 +24,8 @@ const fixture = useAgentFixture((ws) => {
   ws.write('.env', 'TOKEN=do-not-lose\n');
   ws.write('secrets/id_rsa', 'PRIVATE KEY\n');
 });
+
+const port = exactRestorePort(() => [fixture.ws.root]);
 
 function snapshots(extra: Partial<WorkspaceSnapshotOptions> = {}): CommandSnapshots & { flush(): Promise<void> } {
   return workspaceCommandSnapshots({ roots: () => [fixture.ws.root], isTrusted: () => true, sessionsDir: fixture.session.dir, ...extra });

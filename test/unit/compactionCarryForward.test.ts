@@ -128,7 +128,7 @@ describe('compactions carry everything forward', () => {
       review: async (proposal) => {
         const first = proposal.summarized.find((entry) => entry.type === 'toolResult');
         if (first) await log.append({ type: 'pin', targetId: first.id, pinned: true });
-        return { action: 'apply', summary: proposal.summary, edited: false };
+        return { action: 'apply', proposal, summary: proposal.summary, edited: false };
       },
     });
     const events = await collect(runAgent(agent));

@@ -1,7 +1,9 @@
 // Summarizer with a scripted model: sections validated, corrective retry, needsReview, chunking, instructions, appendix.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
-import { APPENDIX_HEADING, extendFileLedger, headTail, validateSummary } from '../../src/core/compaction/summaryPrompt';
+import { APPENDIX_HEADING, extendFileLedger } from '../../src/core/compaction/summaryAppendix';
+import { headTail } from '../../src/core/compaction/summaryTranscript';
+import { validateSummary } from '../../src/core/compaction/summaryValidation';
 import { summarize, type Complete } from '../../src/core/compaction/summarizer';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { PathBuilder } from '../support/sessionPathBuilder';
@@ -199,7 +201,7 @@ describe('summary helpers', () => {
 
 describe('appendix boundary', () => {
   it('a model-written "## Files" section stays part of the summary; only the agent\'s appendix is stripped', async () => {
-    const { stripAppendix, summaryAppendix } = await import('../../src/core/compaction/summaryPrompt');
+    const { stripAppendix, summaryAppendix } = await import('../../src/core/compaction/summaryAppendix');
     const modelPart = '## Goal\nShip it.\n\n## Files\n- notes the model wrote\n\n## Next steps\n- test';
     const full = `${modelPart}\n\n${summaryAppendix({ files: { read: ['a.ts'], modified: [] }, lastUserRequest: 'go', pinned: [] })}`;
     expect(stripAppendix(full)).toBe(modelPart);

@@ -6,10 +6,11 @@ import { measureContext, type CountingDeps } from '../../src/core/budget/meter';
 import { proposeCompaction, type CompactionProposal } from '../../src/core/compaction/compaction';
 import { proposeHandoff, startHandoff } from '../../src/core/compaction/handoff';
 import { summarize } from '../../src/core/compaction/summarizer';
-import { DROPPED_HEADING } from '../../src/core/compaction/summaryPrompt';
+import { DROPPED_HEADING } from '../../src/core/compaction/summaryAppendix';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
 import { buildContext } from '../../src/core/context/contextBuilder';
-import { contextTurns, parseDropTarget } from '../../src/core/context/contextDrops';
+import { parseDropTarget } from '../../src/core/context/contextDrops';
+import { contextTurns } from '../../src/core/context/contextTurns';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { SessionIndexStore } from '../../src/core/session/sessionIndex';
 import { SessionLog } from '../../src/core/session/sessionLog';
@@ -213,6 +214,7 @@ describe('drop from the context', () => {
           entries: request.entries,
           turnPrefixEntries: request.turnPrefixEntries,
           pinned: request.pinned,
+          lastRequest: request.lastRequest,
           previous: null,
           complete: (messages) => {
             prompts.push(messages);

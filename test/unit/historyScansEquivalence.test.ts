@@ -94,12 +94,18 @@ describe('history scans in one pass', () => {
     );
   });
 
-  it('list what was dropped as the per-drop filter did, at every cut', () => {
+  it('list what was dropped as the per-drop filter did, at every cut; a bounded list keeps the newest and counts the rest', () => {
     fc.assert(
-      fc.property(fc.array(op, { minLength: 5, maxLength: 70 }), fc.nat(), (ops, cut) => {
+      fc.property(fc.array(op, { minLength: 5, maxLength: 70 }), fc.nat(), fc.integer({ min: 1, max: 4 }), (ops, cut, most) => {
         const path = build(ops);
         const end = path.length === 0 ? 0 : cut % (path.length + 1);
-        expect(droppedParts(path, end)).toEqual(referenceDroppedParts(path, end));
+        const reference = referenceDroppedParts(path, end);
+        const whole = droppedParts(path, end);
+        expect([...whole]).toEqual(reference);
+        expect(whole.omitted).toBe(0);
+        const bounded = droppedParts(path, end, { maxItems: most, maxChars: 1_000_000 });
+        expect([...bounded]).toEqual(reference.slice(-most));
+        expect(bounded.omitted).toBe(Math.max(0, reference.length - most));
       }),
       { numRuns: 300 },
     );

@@ -2,6 +2,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countContext } from '../../src/core/budget/contextCounts';
+import { extendContext } from '../../src/core/budget/contextMemo';
+import { carriedRequest } from '../../src/core/context/contextBuilder';
+import type { PathCountMap } from '../../src/core/tokens/pathCounts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { isMessageEntry } from '../../src/core/session/entries';
 import { CountCache } from '../../src/core/tokens/countCache';
@@ -16,6 +19,7 @@ type Op =
   | { kind: 'reuseCall'; pick: number }
   | { kind: 'prune'; pick: number }
   | { kind: 'pin'; pick: number }
+  | { kind: 'drop'; pick: number }
   | { kind: 'compact'; pick: number }
   | { kind: 'branch'; pick: number };
 
@@ -25,6 +29,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reuseCall' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('prune' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('pin' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('branch' as const), pick: fc.nat() }) },
 );
@@ -66,6 +71,11 @@ function apply(builder: PathBuilder, step: Op, n: number, open: string[]): void 
       if (target) builder.pin(`pin${n}`, target.id, step.pick % 3 !== 0);
       return;
     }
+    case 'drop': {
+      const target = pick(messages, step.pick);
+      if (target) builder.drop(`d${n}`, [target.id], step.pick % 3 !== 0);
+      return;
+    }
     case 'compact':
       builder.compaction(`k${n}`, pick(messages, step.pick)?.id ?? null);
       return;
@@ -96,6 +106,32 @@ describe('incremental counting', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('resumes from the memo at a pin, drop or compaction at the leaf instead of rebuilding the context', async () => {
+    const counter = await TokenCounter.create('claude-opus-4-5');
+    for (const marker of ['pin', 'drop', 'compaction'] as const) {
+      const builder = new PathBuilder();
+      for (let n = 0; n < 6; n++) {
+        builder.user(`u${n}`);
+        builder.assistant(`a${n}`, [`c${n}`]);
+        builder.tool(`t${n}`, `c${n}`);
+      }
+      if (marker === 'pin') builder.pin('m', 'a1');
+      else if (marker === 'drop') builder.drop('m', ['u1', 'a1', 't1']);
+      else builder.compaction('m', 'u4');
+      const cache = new CountCache();
+      const atMarker = builder.path();
+      countContext(atMarker, countPath(atMarker, counter, cache), counter);
+      builder.user('next');
+      const path = builder.path();
+      const counts = countPath(path, counter, cache);
+      const view = counts.full as PathCountMap;
+      const isReport = (): boolean => false;
+      // The turn after the marker extends what was counted at the marker (this walk stopped at the marker and rebuilt).
+      expect(extendContext(view, counts, counter, () => undefined, isReport, carriedRequest(path)?.id ?? null), marker).toBeDefined();
+      expect(countContext(path, counts, counter)).toEqual(countContext(path, { full: new Map(counts.full), pruned: new Map(counts.pruned) }, counter));
+    }
   });
 
   it('ignores usage reported by a model of another tokenizer when anchoring', async () => {

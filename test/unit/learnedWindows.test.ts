@@ -180,9 +180,11 @@ describe('judging a report on a server that truncates', () => {
     expect(calibration.calibrated).toBe(false);
   });
 
-  it('only Ollama is known to truncate; each local server has its own way to raise the window', () => {
-    expect(serverTruncates('ollama')).toBe(true);
-    for (const flavor of ['vllm', 'llamacpp', 'lmstudio', 'openai', 'openrouter', 'azure', 'generic'] as const) expect(serverTruncates(flavor)).toBe(false);
+  it('Ollama, KoboldCpp and text-generation-webui are known to truncate; each local server has its own way to raise the window', () => {
+    for (const flavor of ['ollama', 'koboldcpp', 'textgen'] as const) expect(serverTruncates(flavor)).toBe(true);
+    for (const flavor of ['vllm', 'sglang', 'llamacpp', 'lmstudio', 'localai', 'tgi', 'openai', 'openrouter', 'azure', 'together', 'groq', 'mistral', 'generic'] as const) expect(serverTruncates(flavor)).toBe(false);
+    expect(raiseWindowHint('koboldcpp')).toMatch(/--contextsize/);
+    expect(raiseWindowHint('localai')).toMatch(/context_size/);
     expect(raiseWindowHint('ollama')).toMatch(/num_ctx.*OLLAMA_CONTEXT_LENGTH/);
     expect(raiseWindowHint('llamacpp')).toMatch(/-c/);
     expect(raiseWindowHint('lmstudio')).toMatch(/LM Studio/);

@@ -113,7 +113,7 @@ describe('OpenAiChatClient streaming', () => {
         { id: 'call_a', name: 'read_file', arguments: '{"path":"src/index.ts","startLine":1}' },
         { id: 'call_b', name: 'search_text', arguments: '{"pattern": "foo", ' },
       ],
-      invalidArguments: ['call_b'],
+      invalidArguments: [1],
     });
   });
 

@@ -18,7 +18,11 @@ describe('parseModelList', () => {
         { id: 'openrouter/model', context_length: 200000, top_provider: { max_completion_tokens: 64000 } },
         { id: 'vllm-model', max_model_len: 32768 },
         { id: 'llamacpp-model', meta: { n_ctx_train: 131072 } },
-        { id: 'lmstudio-model', max_context_length: 8192 },
+        // LM Studio's /api/v0/models entries say their state (lmstudio-ai/docs 1_developer/2_rest/endpoints.md).
+        { id: 'lmstudio-model', object: 'model', type: 'llm', state: 'not-loaded', max_context_length: 8192 },
+        // Mistral's /v1/models BaseModelCard: max_context_length is the model's window (docs.rs mistral-openapi-client
+        // docs/BaseModelCard.md, from Mistral's OpenAPI spec; default 32768).
+        { id: 'mistral-large-latest', object: 'model', owned_by: 'mistralai', capabilities: { completion_chat: true }, max_context_length: 131072, type: 'base' },
         { id: 'groq-model', context_window: 131072, max_completion_tokens: 8192 },
         { id: 'ollama-model', owned_by: 'library' },
         { id: 'vllm-model', max_model_len: 1 },
@@ -31,6 +35,7 @@ describe('parseModelList', () => {
       // The trained or maximum length is not what runs: kept apart, and the server's own API is asked.
       { id: 'llamacpp-model', trainedWindow: 131072 },
       { id: 'lmstudio-model', trainedWindow: 8192 },
+      { id: 'mistral-large-latest', contextWindow: 131072, windowDetail: "the model list's max_context_length" },
       { id: 'groq-model', contextWindow: 131072, maxOutputTokens: 8192 },
       { id: 'ollama-model' },
     ]);

@@ -132,6 +132,57 @@ describe('every server\'s overflow text, through the client, with its numbers re
     expect(end.error.message).not.toMatch(/not a message we know/);
   });
 
+  /** One refusal through the client: an overflow, not retried, with the window and the prompt's size it names. */
+  async function readsNumbers(status: number, body: unknown, window: number | undefined, prompt: number | undefined): Promise<void> {
+    const end = await refusal(status, body);
+    expect(end).toMatchObject({ type: 'error', error: { kind: 'overflow', status, retryable: false } });
+    if (end?.type !== 'error') return;
+    expect(end.error.contextWindow).toBe(window);
+    expect(end.error.promptTokens).toBe(prompt);
+    expect(end.error.message).not.toMatch(/not a message we know/);
+  }
+
+  it('sglang-overflow-numbers-read', async () => {
+    // sgl-project/sglang python/sglang/srt/managers/tokenizer_manager.py _validate_one_request (commit
+    // 001067fffe33427bee0ed2f007fb7551a1d76b44): both ValueErrors, answered 400 as the OpenAI server's ErrorResponse
+    // {object: "error", message, type: "BadRequest", param: null, code: 400}.
+    await readsNumbers(400, { object: 'error', message: "The input (9000 tokens) is longer than the model's context length (8192 tokens).", type: 'BadRequest', param: null, code: 400 }, 8192, 9000);
+    await server?.close();
+    const total = "Requested token count exceeds the model's maximum context length of 8192 tokens. You requested a total of 10548 tokens: 6452 tokens from the input messages and 4096 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.";
+    await readsNumbers(400, { object: 'error', message: total, type: 'BadRequest', param: null, code: 400 }, 8192, 6452);
+  });
+
+  it('together-overflow-numbers-read', async () => {
+    // Together's refusal of a prompt longer than the model's context length as issue 38 reports it from the API (its
+    // error-codes page, docs.together.ai/docs/error-codes, lists the refusal without its text), in the OpenAI error
+    // envelope; older models answered TGI's wording (portkey.ai/error-library/input-validation-error-10151: "`inputs`
+    // tokens + `max_new_tokens` must be <= 4097. Given: 5013 `inputs` tokens and 128 `max_new_tokens`").
+    await readsNumbers(400, { error: { message: "The input (250000 tokens) is longer than the model's context length (131072 tokens).", type: 'invalid_request_error', param: null, code: null } }, 131072, 250000);
+    await server?.close();
+    await readsNumbers(400, { error: { message: 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4097. Given: 5013 `inputs` tokens and 128 `max_new_tokens`', type: 'invalid_request_error' } }, 4097, 5013);
+  });
+
+  it('groq-overflow-recognized-by-its-code-and-by-its-text', async () => {
+    // OpenDevin/OpenDevin issue 1902: Groq's 400 {"error": {"message": "Please reduce the length of the messages or
+    // completion.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}; it names no numbers.
+    await readsNumbers(400, { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }, undefined, undefined);
+    await server?.close();
+    await readsNumbers(400, { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error' } }, undefined, undefined);
+  });
+
+  it('localai-overflow-numbers-read', async () => {
+    // mudler/LocalAI (commit 82c191af): its llama.cpp backend returns the server's error as gRPC INTERNAL
+    // (backend/cpp/llama-cpp/grpc-server.cpp, first_result->is_error()), which core/http/app.go's HTTPErrorHandler
+    // answers as 500 {"error": {"code": 500, "message": "rpc error: code = Internal desc = …"}}.
+    const message = 'rpc error: code = Internal desc = request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it';
+    await readsNumbers(500, { error: { code: 500, message, type: '' } }, 8192, 9000);
+  });
+
+  it('overflow numbers are read generically where a text names them', () => {
+    expect(overflowFacts("Your prompt (12,000 tokens) is longer than this model's context window (8,192 tokens).")).toEqual({ contextWindow: 8192, promptTokens: 12000 });
+    expect(overflowFacts('is longer than the model\'s context length (10 tokens)')).toEqual({});
+  });
+
   it('an unknown wording that names a token limit is an overflow too (compacted and retried once by the loop), its numbers unread', async () => {
     const end = await refusal(400, { error: { message: 'Request exceeds the 8,000 token limit of this deployment.', type: 'invalid_request_error' } });
     expect(end).toMatchObject({ type: 'error', error: { kind: 'overflow', status: 400, retryable: false } });

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTING_SPECS, SETTINGS_SECTION, USER_ONLY_SETTINGS, type SettingSpec } from '../../src/core/settings/settings';
+import { RESTRICTED_SETTINGS, USER_ONLY_SETTINGS } from '../../src/core/settings/settingScopes';
+import { SETTING_SPECS, SETTINGS_SECTION, type SettingSpec } from '../../src/core/settings/settings';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -189,10 +190,60 @@ describe('menus, walkthrough and model provider', () => {
   });
 });
 
+/**
+ * Settings a workspace may set, each with why that cannot send the conversation anywhere or run anything: every
+ * setting is user-only (USER_ONLY_SETTINGS), restricted (RESTRICTED_SETTINGS) or here, so a new one must be placed.
+ */
+const WORKSPACE_MAY_SET: Record<string, string> = {
+  'context.windowTokens': 'the size of the window: how much of the conversation goes to the same endpoint',
+  'context.windowOverrides': 'the window per model, as above',
+  'context.maxOutputTokens': 'how long a reply may be',
+  'compaction.auto': 'whether the context is compacted without being asked',
+  'compaction.review': 'whether a summary waits for review',
+  'compaction.triggerPercent': 'when compaction starts',
+  'compaction.cacheLifetimeSeconds': 'when compaction may start early',
+  'compaction.reserveTokens': 'room kept for the reply',
+  'compaction.keepRecentTokens': 'how much stays verbatim',
+  'compaction.summaryTokens': 'how long a summary may be',
+  'pruning.enabled': 'whether old outputs are hidden',
+  'pruning.protectTokens': 'which outputs stay',
+  'pruning.minimumTokens': 'when pruning is worth it',
+  'pruning.protectTurns': 'which turns stay',
+  'pruning.protectedTools': 'which tools are never pruned',
+  'tools.outputMaxChars': 'how much of an output is inline',
+  'tools.outputMaxLines': 'as above, in lines',
+  'tools.commandTimeoutSeconds': 'how long a command the person allowed may take (nothing runs in Restricted Mode)',
+  'tools.snapshotMaxBytes': 'which files a checkpoint keeps (nothing is snapshotted in Restricted Mode)',
+  'statusBar.warningPercent': 'a color',
+  'statusBar.errorPercent': 'a color',
+};
+
+function restrictedConfigurations(): unknown {
+  const capabilities = manifest().capabilities;
+  const untrusted = isRecord(capabilities) && isRecord(capabilities.untrustedWorkspaces) ? capabilities.untrustedWorkspaces : {};
+  return untrusted.restrictedConfigurations;
+}
+
 describe('settings a workspace must not control', () => {
-  it('declares the endpoint and confirmation settings with application scope', () => {
+  it('places every setting: user-only, restricted in untrusted workspaces, or one a workspace may set for a stated reason', () => {
+    const userOnly = new Set<string>(USER_ONLY_SETTINGS);
+    const restricted = new Set<string>(RESTRICTED_SETTINGS);
+    for (const key of Object.keys(SETTING_SPECS)) {
+      const places = [userOnly.has(key), restricted.has(key), key in WORKSPACE_MAY_SET].filter(Boolean);
+      expect(places, key).toHaveLength(1);
+    }
+    expect(Object.keys(WORKSPACE_MAY_SET).filter((key) => !(key in SETTING_SPECS))).toEqual([]);
+  });
+
+  it('declares every user-only setting with application or machine scope: only the person\'s own settings choose where text goes or what runs', () => {
     const settings = manifestSettings();
-    for (const key of USER_ONLY_SETTINGS) expect(settings[`${SETTINGS_SECTION}.${key}`]?.scope, key).toBe('application');
+    for (const key of USER_ONLY_SETTINGS) expect(['application', 'machine'], key).toContain(settings[`${SETTINGS_SECTION}.${key}`]?.scope);
+    for (const key of ['compaction.summaryModel', 'tools.runCommandsInTerminal', 'tools.includeVsCodeTools', 'tools.requireConfirmation', 'endpoint.imageInput']) expect(USER_ONLY_SETTINGS, key).toContain(key);
+  });
+
+  it('lists exactly the restricted settings in capabilities.untrustedWorkspaces.restrictedConfigurations', () => {
+    expect(restrictedConfigurations()).toEqual(RESTRICTED_SETTINGS.map((key) => `${SETTINGS_SECTION}.${key}`));
+    expect(RESTRICTED_SETTINGS).toContain('compaction.customInstructions');
   });
 
   it('declares every other setting with window scope: the extension reads them for the window, never per folder (a resource scope would be read without a resource)', () => {
@@ -205,6 +256,49 @@ describe('settings a workspace must not control', () => {
   it('lists every endpoint setting as user-only', () => {
     const endpointKeys = Object.keys(SETTING_SPECS).filter((key) => key.startsWith('endpoint.'));
     expect(endpointKeys.filter((key) => !(USER_ONLY_SETTINGS as readonly string[]).includes(key))).toEqual([]);
+  });
+});
+
+/** A string constant as written in a source file (those modules import vscode, so they are read, not imported). */
+function sourceConstant(file: string, name: string): string {
+  const value = new RegExp(`export const ${name} = '([^']+)';`).exec(readFileSync(join(ROOT, file), 'utf8'))?.[1];
+  if (value === undefined) throw new Error(`${name} not found in ${file}`);
+  return value;
+}
+
+/** The activation events VS Code derives from what the manifest contributes (as its extension points generate them since 1.74). */
+function impliedActivationEvents(): string[] {
+  const parts = contributes();
+  const ids = (value: unknown, field: string): string[] => records(value).flatMap((entry) => (typeof entry[field] === 'string' ? [entry[field]] : []));
+  return [
+    ...manifestCommands().map((command) => `onCommand:${command}`),
+    ...ids(parts.chatParticipants, 'id').map((id) => `onChatParticipant:${id}`),
+    ...ids(parts.languageModelChatProviders, 'vendor').map((vendor) => `onLanguageModelChatProvider:${vendor}`),
+    ...ids(parts.languageModelTools, 'name').map((name) => `onLanguageModelTool:${name}`),
+    ...ids(parts.walkthroughs, 'id').map((id) => `onWalkthrough:${id}`),
+  ];
+}
+
+describe('activation', () => {
+  it('activates on what uses the extension, never at startup in every window', () => {
+    const declared = manifest().activationEvents;
+    expect(Array.isArray(declared)).toBe(true);
+    const explicit = (declared as unknown[]).map(String);
+    for (const broad of ['*', 'onStartupFinished']) expect(explicit).not.toContain(broad);
+    expect(explicit.filter((event) => /^(workspaceContains|onLanguage|onFileSystem|onUri)\b/.test(event))).toEqual([]);
+    const events = new Set([...explicit, ...impliedActivationEvents()]);
+    // The chat participant, the model provider (the chat's model picker lists the endpoint's models), the panel a reload restores.
+    expect(events).toContain(`onChatParticipant:${sourceConstant('src/vscode/chat/chatParticipant.ts', 'PARTICIPANT_ID')}`);
+    expect(events).toContain(`onLanguageModelChatProvider:${sourceConstant('src/vscode/endpoint/endpointModelProvider.ts', 'VENDOR')}`);
+    expect(events).toContain(`onWebviewPanel:${sourceConstant('src/vscode/panel/compactionPanel.ts', 'PANEL_VIEW_TYPE')}`);
+    for (const command of manifestCommands()) expect(events).toContain(`onCommand:${command}`);
+  });
+
+  it('declares only events for things it contributes or registers', () => {
+    const implied = new Set(impliedActivationEvents());
+    const panel = `onWebviewPanel:${sourceConstant('src/vscode/panel/compactionPanel.ts', 'PANEL_VIEW_TYPE')}`;
+    const explicit = (manifest().activationEvents as unknown[]).map(String);
+    expect(explicit.filter((event) => !implied.has(event) && event !== panel)).toEqual([]);
   });
 });
 

@@ -148,3 +148,42 @@ describe('restore while a request runs', () => {
     expect(done?.files?.declined).toEqual(['src/b.ts', 'src/c.ts']);
   });
 });
+
+describe('a restore planned on one branch and applied on another', () => {
+  it('restoring the files to before a compaction that left the branch says so, as a checkpoint restore does', async () => {
+    const session: FlowSession = { log: fixture.session.log, engine: new SessionEngine<CompactionProposal>() };
+    await collect(runAgent({ ...baseAgentOptions(fixture, scriptedModel([{ text: 'Ready.' }])), userText: 'warm up' }));
+    const first = fixture.session.log.path()[0]!;
+    const compaction = await fixture.session.log.append({ type: 'compaction', summary: '## Goal\nWarm up.', firstKeptEntryId: first.id, carriedRequestId: null, tokensBefore: 1, tokensAfter: 1, files: { read: [], modified: [] }, edited: false, auto: false });
+    await collect(runAgent({ ...baseAgentOptions(fixture, scriptedModel(writes('src/a.ts'))), userText: 'write a.ts' }));
+    const plan = planCompactionRestore(fixture.session.log, compaction.id);
+    expect(plan.items.map((item) => item.path)).toEqual(['src/a.ts']);
+    // While the person chose, the session went back to a branch without that compaction (Switch Branch, say).
+    await fixture.session.log.moveLeaf(compaction.parentId ?? '', 'switch');
+    const leaf = fixture.session.log.leafId;
+    const options: RestoreOptions = { files: { port, roots: [fixture.ws.root] }, confirmStop: () => Promise.resolve(true), confirmAdded: () => Promise.resolve(true) };
+    await expect(restoreBeforeCompaction(session, plan, 'files', options)).rejects.toThrow('That compaction is no longer on this branch of the session; nothing was restored.');
+    expect(fixture.session.log.leafId).toBe(leaf);
+    expect(file('src/a.ts')).not.toBeNull();
+  });
+
+  it('the request stopped is the one running when the person answers, not the one asked about', async () => {
+    const engine = new SessionEngine<CompactionProposal>();
+    const asked = await engine.beginRequest();
+    let next: Awaited<ReturnType<typeof engine.beginRequest>> | undefined;
+    const seen = await engine.exclusive(
+      'restoring a checkpoint',
+      () => Promise.resolve({ stopped: next?.signal.aborted, state: engine.state }),
+      async () => {
+        // While the question is up, the request asked about ends and another one starts.
+        asked.end();
+        next = await engine.beginRequest();
+        const started = next;
+        started.signal.addEventListener('abort', () => started.end(), { once: true });
+        return true;
+      },
+    );
+    expect(seen).toEqual({ stopped: true, state: 'busy' });
+    expect(engine.state).toBe('idle');
+  });
+});

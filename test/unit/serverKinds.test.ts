@@ -18,29 +18,41 @@ describe('server kinds', () => {
       openai: 'https://api.openai.com/v1',
       openrouter: 'https://openrouter.ai/api/v1',
       azure: `https://${AZURE_RESOURCE_PLACEHOLDER}.openai.azure.com/openai/v1`,
+      together: 'https://api.together.xyz/v1',
+      groq: 'https://api.groq.com/openai/v1',
+      mistral: 'https://api.mistral.ai/v1',
       vllm: 'http://localhost:8000/v1',
+      sglang: 'http://localhost:30000/v1',
       llamacpp: 'http://localhost:8080/v1',
       lmstudio: 'http://localhost:1234/v1',
       ollama: 'http://localhost:11434/v1',
       litellm: 'http://localhost:4000/v1',
       tgi: 'http://localhost:8080/v1',
+      koboldcpp: 'http://localhost:5001/v1',
+      localai: 'http://localhost:8080/v1',
+      textgen: 'http://127.0.0.1:5000/v1',
       other: '',
     });
   });
 
   it('asks for a key only where the service requires one', () => {
     const required = SERVER_KINDS.filter((kind) => kind.apiKey === 'required').map((kind) => kind.id);
-    expect(required).toEqual(['openai', 'openrouter', 'azure']);
+    expect(required).toEqual(['openai', 'openrouter', 'azure', 'together', 'groq', 'mistral']);
   });
 
-  it('uses flavors that the URL detection agrees with, but for TGI, whose usual port is llama.cpp\'s (the setup saves the flavor)', () => {
+  it('uses flavors that the URL detection agrees with, but for TGI and LocalAI, whose usual port is llama.cpp\'s (the setup saves the flavor)', () => {
     for (const kind of SERVER_KINDS) {
-      if (kind.id === 'other' || kind.id === 'tgi') continue;
+      if (kind.id === 'other' || kind.id === 'tgi' || kind.id === 'localai') continue;
       expect(detectFlavor(kind.defaultUrl), kind.id).toBe(kind.flavor);
     }
-    // The TGI container is published on 8080 in Hugging Face's docs, as llama-server listens: only the saved flavor tells them apart.
+    // The TGI container is published on 8080 in Hugging Face's docs, and LocalAI listens there (core/cli/run.go
+    // `:8080`), as llama-server does: only the saved flavor tells them apart (and the probe asks each one's API).
     expect(detectFlavor(serverKind('tgi').defaultUrl)).toBe('llamacpp');
+    expect(detectFlavor(serverKind('localai').defaultUrl)).toBe('llamacpp');
     expect(kindOfEndpoint(serverKind('tgi').defaultUrl, 'tgi')).toBe('tgi');
+    expect(kindOfEndpoint(serverKind('localai').defaultUrl, 'localai')).toBe('localai');
+    expect(detectFlavor('https://api.together.ai/v1')).toBe('together');
+    expect(detectFlavor('http://gpu-box:5001/v1')).toBe('koboldcpp');
     expect(detectFlavor('http://tgi.internal:80/v1')).toBe('tgi');
     expect(detectFlavor('http://litellm-proxy.internal/v1')).toBe('litellm');
   });

@@ -7,7 +7,7 @@ import type { ResolvedFlavor } from '../../src/core/llm/endpointFlags';
 import { findListedModel, parseModelList } from '../../src/core/llm/modelList';
 import type { StreamEvent } from '../../src/core/llm/modelStream';
 import { OpenAiChatClient } from '../../src/core/llm/openaiChatClient';
-import type { DiscoveredWindow } from '../../src/core/llm/windowDiscovery';
+import type { DiscoveredWindow } from '../../src/core/llm/serverWindowFacts';
 import { serverFetchJson } from '../../src/core/llm/serverFetch';
 import { AZURE_DEPLOYMENT_API_VERSION, discoverWindow, servedModelWindow } from '../../src/core/llm/windowDiscovery';
 import { collect } from '../support/agentFakes';
@@ -127,7 +127,8 @@ describe('llama.cpp in router mode (several models)', () => {
 
   it('llamacpp-router-not-loaded: /props refuses; the -c its instance starts with (status.args) is the window, and nothing is loaded to ask', async () => {
     const found = await discoverOver('llamacpp', MODEL, { 'GET /props': ROUTER_PROPS, [`GET /props${query}`]: NOT_LOADED, 'GET /models': routerModels('unloaded', ['llama-server', '-c', '4096', '-ngl', '99']) });
-    expect(found).toEqual({ tokens: 4096, detail: 'llama.cpp router /models status.args --ctx-size (the model is unloaded; its instance starts with it)' });
+    // Read before the model is loaded: used, and read again after the first reply loads it.
+    expect(found).toEqual({ tokens: 4096, detail: 'llama.cpp router /models status.args --ctx-size (the model is unloaded; its instance starts with it)', beforeLoad: true });
     neverLoads(server?.asked ?? []);
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ReviewDecision } from '../../src/core/agent/agentEvents';
+import type { ReviewAnswer } from '../../src/core/agent/agentEvents';
 import { SessionBusyError, SessionEngine } from '../../src/core/agent/sessionEngine';
 import { measureContext, requestOutputTokens, type CountingDeps } from '../../src/core/budget/meter';
 import { applyCompaction, proposeCompaction } from '../../src/core/compaction/compaction';
@@ -46,7 +46,7 @@ function deps(window: number): CountingDeps {
   return { counter: session.counter, cache: session.cache, settings: defaultSettings(), contextWindow: window, systemPrompt: 'You are a coding agent.', systemRole: 'system', tools: [] };
 }
 
-const apply = (summary: string, edited = false): ReviewDecision => ({ action: 'apply', summary, edited });
+const apply = (summary: string, edited = false): ReviewAnswer => ({ action: 'apply', summary, edited });
 
 describe('one owner of a session state', () => {
   it('compact-while-auto-review-waits-cancels-the-waiting-one', async () => {
@@ -77,7 +77,8 @@ describe('one owner of a session state', () => {
     expect(first.review?.proposal).toBe('A');
     expect(second.review?.proposal).toBe('B');
     first.settle(first.takeReview(a.review.id), apply('summary A'));
-    expect(await a.decision).toEqual(apply('summary A'));
+    // The waiting request is told to apply the proposal the review holds: the engine says which one.
+    expect(await a.decision).toEqual({ ...apply('summary A'), proposal: 'A' });
     expect(second.review?.proposal).toBe('B');
     const replaced = second.awaitReview('B2', 'm', runB.signal, 'B was replaced');
     expect(await b.decision).toEqual({ action: 'cancel', reason: 'B was replaced' });

@@ -1,5 +1,4 @@
 // The snapshot walk: which files it takes (git's own listing is the oracle for .gitignore), what the stat index saves, and a change it must not miss.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
@@ -11,6 +10,7 @@ import { StatIndex } from '../../src/core/checkpoints/statIndex';
 import { StoreBudget } from '../../src/core/checkpoints/storeBudget';
 import { BlobStore } from '../../src/core/storage/blobStore';
 import { nodeFileIo } from '../../src/core/storage/fileIo';
+import { gitAvailable, gitListing } from '../support/gitOracle';
 
 let base: string;
 let root: string;
@@ -32,24 +32,6 @@ function write(relative: string, text = `${relative}\n`): void {
   writeFileSync(file, text);
 }
 
-function gitAvailable(): boolean {
-  try {
-    execFileSync('git', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** What git itself would add: untracked files not excluded by the .gitignore files (no global or info/exclude). */
-function gitListing(): string[] {
-  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-  execFileSync('git', ['init', '-q'], { cwd: root, env });
-  const out = execFileSync('git', ['-c', 'core.quotepath=false', 'ls-files', '-z', '--others', '--exclude-per-directory=.gitignore'], { cwd: root, env, encoding: 'utf8' });
-  rmSync(nodePath.join(root, '.git'), { recursive: true, force: true });
-  return out.split('\0').filter((name) => name !== '').sort();
-}
-
 async function walked(index = new StatIndex(), rules = new FolderRules()): Promise<string[]> {
   const snapshot = await takeFolderSnapshot(root, index, rules, context);
   return [...snapshot.files.keys()].map(shownKey).sort();
@@ -63,7 +45,7 @@ describe('the snapshot walk', () => {
     for (const file of ['src/a.js', 'src/local.txt', 'src/inner/local.txt', 'src/inner/b.js', 'src/main.ts']) write(file);
     write('src/inner/.gitignore', '!b.js\n');
     write('trailing ', 'x');
-    expect(await walked()).toEqual(gitListing());
+    expect(await walked()).toEqual(gitListing(root));
   });
 
   it('skips every .git (a folder or a file) but walks nested repositories', async () => {

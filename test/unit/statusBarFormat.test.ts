@@ -68,8 +68,9 @@ describe('budgetStatusText', () => {
   });
   it("says so when the endpoint's usage report was not believed", () => {
     const view = budget({ reportNote: "The endpoint's last usage report was not believed: 4,096 prompt tokens for a prompt we count at 31,200." });
-    expect(budgetStatusText(view)).toBe('$(pie-chart) 48% 53.1k/111.6k $(warning)');
+    expect(budgetStatusText(view)).toBe('$(pie-chart) 48% 53.1k/111.6k $(info)');
     expect(budgetTooltipMarkdown(view)).toContain('not believed');
+    expect(budgetAccessibilityLabel(view)).toContain('not believed');
   });
   it('marks estimates with ~ and unknown counts with ?, unknown winning', () => {
     expect(budgetStatusText(budget({ estimated: true }))).toBe('$(pie-chart) ~48% 53.1k/111.6k');
@@ -99,6 +100,23 @@ describe('budgetLevel', () => {
   });
   it('lets the error threshold win when it is set below the warning one', () => {
     expect(budgetLevel(60, { warningPercent: 80, errorPercent: 50 })).toBe('error');
+  });
+});
+
+describe('the level without colour (High Contrast has no warning background; a screen reader hears no colour)', () => {
+  const thresholds = { warningPercent: 70, errorPercent: 90 };
+  it('gives each level its own icon, tooltip line and words at the start of the accessible name', () => {
+    const normal = budget({ percent: 48 });
+    const warning = budget({ percent: 75, used: 83_700 });
+    const error = budget({ percent: 95, used: 106_000 });
+    const texts = [budgetStatusText(normal, 'normal'), budgetStatusText(warning, 'warning'), budgetStatusText(error, 'error')];
+    expect(texts).toEqual(['$(pie-chart) 48% 53.1k/111.6k', '$(warning) 75% 83.7k/111.6k', '$(error) 95% 106k/111.6k']);
+    expect(budgetAccessibilityLabel(normal, 'normal', thresholds)).toBe('Context budget: 48% used, 53.1k of 111.6k usable tokens, exact. Auto-compaction on.');
+    expect(budgetAccessibilityLabel(warning, 'warning', thresholds)).toMatch(/^Context budget, warning: filling up \(70% or more used\): 75% used, 83.7k of 111.6k usable tokens/);
+    expect(budgetAccessibilityLabel(error, 'error', thresholds)).toMatch(/^Context budget, error: nearly full \(90% or more used\): 95% used/);
+    expect(budgetTooltipMarkdown(warning, new Date(), 'warning', thresholds)).toContain('$(warning) warning: filling up (70% or more used)');
+    expect(budgetTooltipMarkdown(error, new Date(), 'error', thresholds)).toContain('$(error) error: nearly full (90% or more used)');
+    expect(budgetTooltipMarkdown(normal, new Date(), 'normal', thresholds)).not.toMatch(/warning|error/i);
   });
 });
 
@@ -141,7 +159,7 @@ describe('formatAgo and the accessibility label', () => {
   });
   it('reads the budget in words', () => {
     expect(budgetAccessibilityLabel(budget({ estimated: true, exact: false }))).toBe(
-      'Context budget: 48% used, 53.1k of 111.6k tokens, estimate. Auto-compaction on.',
+      'Context budget: 48% used, 53.1k of 111.6k usable tokens, estimate. Auto-compaction on.',
     );
   });
 });

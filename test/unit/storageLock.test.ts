@@ -1,11 +1,11 @@
 // The per-session lock: a second writer gets a clear message, stale locks (dead pid, expired heartbeat) are taken over.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath, SessionLog } from '../../src/core/session/sessionLog';
-import { SessionLock, SessionLockedError, SessionLockLostError } from '../../src/core/storage/sessionLock';
+import { isLockHeld, SessionLock, SessionLockedError, SessionLockLostError } from '../../src/core/storage/sessionLock';
 import { nodeFileIo, type FileIo } from '../../src/core/storage/fileIo';
 import { tempDir } from '../support/sessionTempDir';
 
@@ -157,5 +157,24 @@ describe('session lock', () => {
     await mine.release();
     expect(existsSync(path)).toBe(true);
     await theirs.release();
+  });
+});
+
+describe('isLockHeld (whether another window holds a session, without taking it)', () => {
+  it('judges a lock as acquire does: live holder yes; dead pid, expired heartbeat, no file no; an unreadable one only while young', async () => {
+    const lock = lockPath(file);
+    expect(await isLockHeld(lock, nodeFileIo)).toBe(false);
+    const held = await SessionLock.acquire(lock, 'abc', nodeFileIo, { heartbeatMs: 0 });
+    expect(await isLockHeld(lock, nodeFileIo)).toBe(true);
+    expect(await isLockHeld(lock, nodeFileIo, { now: () => Date.now() + 120_000 })).toBe(false);
+    expect(await isLockHeld(lock, nodeFileIo, { hostname: 'another-host' })).toBe(true);
+    await held.release();
+    writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: os.hostname(), time: Date.now(), token: 't' }));
+    expect(await isLockHeld(lock, nodeFileIo)).toBe(false);
+    writeFileSync(lock, '');
+    expect(await isLockHeld(lock, nodeFileIo)).toBe(true);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    expect(await isLockHeld(lock, nodeFileIo)).toBe(false);
   });
 });

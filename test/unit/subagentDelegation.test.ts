@@ -15,7 +15,7 @@ import { delegateTool } from '../../src/core/tools/delegateTool';
 import { builtinTools, ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { toHistoryView } from '../../src/core/views/historyView';
 import { pathUsage } from '../../src/core/views/usageView';
-import { collect, orphanProblems, recordingSummarizer, scriptedModel, type ScriptStep } from '../support/agentFakes';
+import { collect, orphanProblems, recordingSummarizer, scriptedModel, wireOrphans, type ScriptStep } from '../support/agentFakes';
 import { baseAgentOptions, useAgentFixture } from '../support/agentFixture';
 
 const MARKER = 'EXPLORED-CONTENT-MARKER';
@@ -29,12 +29,12 @@ interface Children {
   create: (task: string, toolCallId: string) => Promise<ChildSession>;
 }
 
-function children(): Children {
+function children(prefix = 'child'): Children {
   const made: Children['made'] = [];
   return {
     made,
     create: async (task, toolCallId) => {
-      const log = await SessionLog.create(nodePath.join(fixture.session.dir, `child-${made.length}.jsonl`), { title: `Sub-task: ${task}`, parent: { sessionId: fixture.session.log.header.id, toolCallId } }, { lock: false });
+      const log = await SessionLog.create(nodePath.join(fixture.session.dir, `${prefix}-${made.length}.jsonl`), { title: `Sub-task: ${task}`, parent: { sessionId: fixture.session.log.header.id, toolCallId } }, { lock: false });
       const engine = new SessionEngine<never>();
       made.push({ log, engine });
       return { id: log.header.id, log, beginRequest: (signal) => engine.beginRequest(signal), summarize: recordingSummarizer().summarize };
@@ -194,6 +194,37 @@ describe('sub-agents', () => {
     expect(made.made).toHaveLength(9);
     expect(model.requests).toHaveLength(first.length + second.length);
     for (const child of made.made) await child.log.close();
+  });
+
+  it('delegate-cap-counts-calls-not-ids', async () => {
+    // llama.cpp and Ollama number calls per response: six delegate calls in one reply all named "call_0", then six with no id.
+    for (const id of ['call_0', '']) {
+      const six = Array.from({ length: 6 }, (_, n) => ({ id, name: 'delegate', args: { task: `Look at part ${n} (${id || 'no id'}).` } }));
+      const answer: ScriptStep = { text: 'Part looked at.' };
+      const model = scriptedModel([{ toolCalls: six }, answer, answer, answer, { text: 'Done.' }]);
+      const made = children(id === '' ? 'unnamed' : 'repeated');
+      const before = fixture.session.log.path().length;
+      await collect(runAgent({ ...baseAgentOptions(fixture, model), registry: registryWithDelegate(model, made), userText: `look at all six parts (${id || 'no id'})` }));
+      const results = fixture.session.log.path().slice(before).filter((entry): entry is ToolResultEntry => entry.type === 'toolResult');
+      // Three sub-tasks start (the cap per reply); the other three start nothing and say why, in call order.
+      expect(made.made).toHaveLength(3);
+      expect(results).toHaveLength(6);
+      expect(results.map((entry) => entry.subagent !== undefined)).toEqual([true, true, true, false, false, false]);
+      for (const [position, refused] of results.slice(3).entries()) {
+        expect(refused.content).toMatch(new RegExp(`^delegate: not run\\. One reply may start at most 3 sub-tasks \\(compactionAgent\\.tools\\.delegateMaxPerReply\\); this was delegate call ${position + 4} of that reply`));
+        expect(refused.isError).toBe(true);
+      }
+      // Each child was given its own call's task, and every call went back to the model answered once, under an id of its own.
+      expect(made.made.map((child) => child.log.header.title)).toEqual([0, 1, 2].map((n) => `Sub-task: Look at part ${n} (${id || 'no id'}).`));
+      const next = model.requests.at(-1);
+      expect(next && wireOrphans(next)).toEqual([]);
+      const wireIds = next?.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [])) ?? [];
+      expect(new Set(wireIds).size).toBe(wireIds.length);
+      expect(wireIds.every((wireId) => wireId !== '')).toBe(true);
+      // The panel pairs each sub-task with its own call's task (by position, not by the shared id), newest first.
+      expect(toHistoryView(fixture.session.log.path()).subtasks?.slice(0, 3).map((task) => task.task)).toEqual([2, 1, 0].map((n) => `Look at part ${n} (${id || 'no id'}).`));
+      for (const child of made.made) await child.log.close();
+    }
   });
 
   it('sub-task usage read from a log is bounded: an absurd or negative count is dropped with the link, the output kept', () => {

@@ -4,7 +4,7 @@ import { runAgent } from '../../src/core/agent/agentLoop';
 import type { CountingDeps } from '../../src/core/budget/meter';
 import { measureContext } from '../../src/core/budget/meter';
 import { thresholdsFor } from '../../src/core/budget/thresholds';
-import { entryBlock } from '../../src/core/compaction/summaryPrompt';
+import { entryBlock } from '../../src/core/compaction/summaryTranscript';
 import { attachmentLimits, prepareAttachments, type AttachmentSource } from '../../src/core/agent/userAttachments';
 import { userContent } from '../../src/core/context/userContent';
 import type { UserEntry } from '../../src/core/session/entries';

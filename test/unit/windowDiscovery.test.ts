@@ -7,13 +7,9 @@ import type { ResolvedFlavor } from '../../src/core/llm/endpointFlags';
 import { MAX_LISTED_MODELS, MAX_MODEL_ID_CHARS, parseModelList } from '../../src/core/llm/modelList';
 import { openAiContextWindow } from '../../src/core/llm/openAiModelWindows';
 import { MAX_PROBE_BODY_BYTES, serverFetchJson, serverRoot, type FetchJson } from '../../src/core/llm/serverFetch';
-import type { DiscoveredWindow } from '../../src/core/llm/windowDiscovery';
-import {
-  discoverWindow,
-  LMSTUDIO_NOT_LOADED_WARNING,
-  OLLAMA_DEFAULT_WARNING,
-  ollamaNumCtx,
-} from '../../src/core/llm/windowDiscovery';
+import type { DiscoveredWindow } from '../../src/core/llm/serverWindowFacts';
+import { discoverWindow, LMSTUDIO_NOT_LOADED_WARNING } from '../../src/core/llm/windowDiscovery';
+import { OLLAMA_DEFAULT_WARNING, ollamaNumCtx } from '../../src/core/llm/ollamaApiWindows';
 import { windowLabel } from '../../src/shared/budgetFormat';
 import { startShapeServer, type ShapeServer } from '../support/shapeServer';
 import { collect, recordingSummarizer, scriptedModel } from '../support/agentFakes';
@@ -200,12 +196,15 @@ describe('the window the server runs, per server kind (loopback server with each
 
   it('Ollama, num_ctx set and not loaded: num_ctx (Ollama loads it with that)', async () => {
     const found = await discoverOver('ollama', 'qwen2.5-coder:7b', { 'GET /api/ps': OLLAMA_PS_EMPTY, 'POST /api/show': OLLAMA_SHOW_NUM_CTX });
-    expect(found).toEqual({ tokens: 8192, detail: 'Ollama /api/show num_ctx' });
+    // Read before Ollama loaded the model: used, and read again after the first reply (loading may lower it).
+    expect(found).toEqual({ tokens: 8192, detail: 'Ollama /api/show num_ctx', beforeLoad: true });
     expect(bound(found)).toMatchObject({ tokens: 8192, source: 'server' });
+    expect(resolveContextWindow({ server: { contextWindow: 8192, beforeLoad: true } })).toMatchObject({ tokens: 8192, source: 'server', readBeforeLoad: true });
   });
 
-  it('Ollama, num_ctx of a million printed by Go as 1.048576e+06', async () => {
-    const found = await discoverOver('ollama', 'qwen2.5-coder:7b', { 'GET /api/ps': OLLAMA_PS_EMPTY, 'POST /api/show': OLLAMA_SHOW_MILLION });
+  it('Ollama, num_ctx of a million printed by Go as 1.048576e+06 (on a model trained for a million)', async () => {
+    const show = { ...OLLAMA_SHOW_MILLION, model_info: { ...OLLAMA_SHOW.model_info, 'qwen2.context_length': 1_048_576 } };
+    const found = await discoverOver('ollama', 'qwen2.5-coder:7b', { 'GET /api/ps': OLLAMA_PS_EMPTY, 'POST /api/show': show });
     expect(found).toMatchObject({ tokens: 1_048_576, detail: 'Ollama /api/show num_ctx' });
     expect(ollamaNumCtx({ num_ctx: '1.048576e+06' })).toBe(1_048_576);
   });
@@ -247,9 +246,11 @@ describe('the window the server runs, per server kind (loopback server with each
     const probe = recorded({ 'GET /props?model=m&autoload=false': LLAMACPP_PROPS, 'GET /api/v0/models/m': { ...LMSTUDIO_V0_MODEL, state: 'not-loaded' } });
     expect(await discoverWindow('generic', 'm', probe.fetchJson)).toMatchObject({ tokens: 16384 });
     expect(probe.asked.sort()).toEqual([
+      'GET /api/extra/true_max_context_length',
       'GET /api/ps',
       'GET /api/v0/models/m',
       'GET /api/v1/models',
+      'GET /info',
       'GET /model/info',
       'GET /models',
       'GET /props?model=m&autoload=false',

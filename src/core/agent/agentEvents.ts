@@ -32,8 +32,14 @@ export type AgentEvent =
   | { type: 'error'; error?: ModelError; message: string; /** The choices to offer: a restored branch is over budget. */ restoredOverBudget?: boolean }
   | { type: 'done'; reason: DoneReason; steps: number };
 
-/** The reviewer's answer to a compaction proposal. */
-export type ReviewDecision = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel'; /** Why, when it was not the person's Cancel (a newer proposal replaced it). */ reason?: string };
+/** What the person says about a proposal under review: apply it (its summary maybe edited), or cancel. */
+export type ReviewAnswer = { action: 'apply'; summary: string; edited: boolean } | { action: 'cancel'; /** Why, when it was not the person's Cancel (a newer proposal replaced it). */ reason?: string };
+
+/**
+ * The decision a request waiting for a review gets. To apply, it carries the proposal the review holds when the person
+ * applied it (the engine fills it in: a regenerated proposal replaced the first one), so what is applied is what was shown.
+ */
+export type ReviewDecision<P = CompactionProposal> = (Extract<ReviewAnswer, { action: 'apply' }> & { proposal: P }) | Extract<ReviewAnswer, { action: 'cancel' }>;
 
 export type ReviewCompaction = (proposal: CompactionProposal) => Promise<ReviewDecision>;
 

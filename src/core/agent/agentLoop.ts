@@ -1,139 +1,25 @@
-// The agent loop: model call, tool calls, repeat; with budget checks, overflow recovery and a consistent log on cancel.
+// The agent loop: model call, tool calls, repeat; with budget checks, what replies teach about the window, and a consistent log on cancel (a failed call: failedCall.ts).
 import { withImageData } from '../context/userImages';
 import { restoreNotice } from '../checkpoints/fileCheckpoints';
-import type { CommandSnapshots } from '../checkpoints/commandSnapshots';
 import { buildContext } from '../context/contextBuilder';
-import type { DoneEvent, ModelError, ModelStream } from '../llm/modelStream';
-import type { AssistantEntry, UserAttachment, UserEntry, UserImage } from '../session/entries';
-import type { Settings } from '../settings/settings';
-import type { Calibration, ReportVerdict } from '../budget/calibration';
+import type { DoneEvent } from '../llm/modelStream';
+import type { AssistantEntry, UserEntry } from '../session/entries';
+import type { ReportVerdict } from '../budget/calibration';
 import { judgeReport } from '../budget/calibration';
 import { boundedWindow } from '../llm/contextWindow';
-import type { CountingDeps, MeasuredContext } from '../budget/meter';
+import type { MeasuredContext } from '../budget/meter';
 import { measureContext, requestOutputTokens } from '../budget/meter';
-import type { CountCache } from '../tokens/countCache';
-import type { TokenCounter } from '../tokens/tokenCounter';
-import type { ToolRegistry } from '../tools/toolRegistry';
-import type { ToolLimits } from '../tools/toolTypes';
-import { DEFAULT_TOOL_LIMITS } from '../tools/toolTypes';
-import type { WorkspaceAccess } from '../tools/workspaceAccess';
-import type { AgentEvent, AskRestoredBranch, DoneReason, ReviewCompaction } from './agentEvents';
-import type { AgentLog } from './agentLog';
-import type { SummarizeFn } from '../compaction/compaction';
+import type { AgentEvent, DoneReason } from './agentEvents';
+import { countingDeps, DEFAULT_MAX_STEPS, toolLimits, toolSettings, type AgentOptions, type LoopState } from './agentOptions';
 import type { GateState } from './contextGate';
-import { autoCompact, newRequestProgress, prepareContext } from './contextGate';
-import type { StepOutcome } from './modelStep';
+import { newRequestProgress, prepareContext } from './contextGate';
+import { autoOffMessage, handleFailedStep } from './failedCall';
 import { modelStep } from './modelStep';
-import { buildSystemPrompt } from './systemPrompt';
 import type { ToolRunDeps } from './toolStep';
-import { appendCancelledResults, runToolCalls } from './toolStep';
+import { runToolCalls } from './toolStep';
 
-export const DEFAULT_MAX_STEPS = 50;
-
-export interface AgentOptions {
-  log: AgentLog;
-  model: ModelStream;
-  modelId: string;
-  registry: ToolRegistry;
-  workspace: WorkspaceAccess;
-  settings: Settings;
-  contextWindow: number;
-  /** False when the window is an assumption (no source told us); default true. */
-  windowKnown?: boolean;
-  /** The most output tokens the model accepts, when its listing says so. */
-  maxOutputTokens?: number;
-  counter: TokenCounter;
-  cache: CountCache;
-  calibration?: Calibration;
-  summarize: SummarizeFn;
-  /** Asked when a compaction needs a person (review mode "always", or a summary that failed validation). */
-  review?: ReviewCompaction;
-  /** Asked in place when a call on a branch restored before a compaction would not fit (else the request stops). */
-  askRestoredBranch?: AskRestoredBranch;
-  signal: AbortSignal;
-  /** Appended as the user's message first; omit to continue from the current leaf. */
-  userText?: string;
-  /** Files and selections the user attached to that message (already capped, see userAttachments.ts). */
-  userAttachments?: UserAttachment[];
-  /** Images the user attached to that message, stored in the blob store (see userImages.ts). */
-  userImages?: UserImage[];
-  systemPrompt?: string;
-  systemRole?: 'system' | 'developer';
-  maxSteps?: number;
-  /**
-   * Told when an overflow error names a window smaller than the one assumed, or when the server kept only
-   * part of a prompt (to remember it across sessions).
-   */
-  onContextWindowLearned?: (window: number, how: WindowEvidence) => void;
-  /** The server drops the oldest messages of a prompt longer than its window instead of refusing it (Ollama). */
-  serverTruncates?: boolean;
-  /** How to raise this server's window, said when it truncated a prompt. */
-  raiseWindowHint?: string;
-  /** Snapshots the workspace around each run_command, so Restore Checkpoint can put back what it changed. */
-  commandSnapshots?: CommandSnapshots;
-  /**
-   * Asked once per request, after the first reply, while the window is unknown (a model the server loaded for that
-   * request, a deployment whose model the reply names): the window now known, used from the next call on.
-   */
-  windowAfterReply?: (done: DoneEvent) => Promise<number | undefined>;
-}
-
-/** What taught a window: a refusal that named it, or a prompt the server shortened to fit it. */
-export type WindowEvidence = 'overflow' | 'truncation';
-
-/** The tool settings with the output cap the window's thresholds chose (settings say 0 = scale). */
-function toolSettings(settings: Settings, measured: MeasuredContext): Settings['tools'] {
-  return { ...settings.tools, outputMaxChars: measured.thresholds.toolOutputChars, outputMaxLines: measured.thresholds.toolOutputLines };
-}
-
-function toolLimits(tools: Settings['tools']): ToolLimits {
-  // Pages of read_stored_output stay below the inline cap so reading back is never capped again.
-  return {
-    ...DEFAULT_TOOL_LIMITS,
-    commandTimeoutMs: tools.commandTimeoutSeconds * 1000,
-    pageChars: Math.floor(tools.outputMaxChars * 0.8),
-    pageLines: Math.floor(tools.outputMaxLines * 0.8),
-  };
-}
-
-function countingDeps(options: AgentOptions): CountingDeps {
-  const tools = options.registry.definitions();
-  const systemPrompt =
-    options.systemPrompt ?? buildSystemPrompt({ toolNames: options.registry.names(), workspaceRoots: options.workspace.roots() });
-  return { ...options, tools, systemPrompt, systemRole: options.systemRole ?? 'system' };
-}
-
-/** Appends what an aborted or failed call streamed (text only, plus complete tool calls that get cancelled results). */
-async function appendPartial(options: AgentOptions, outcome: StepOutcome, tools: Settings['tools']): Promise<AssistantEntry | undefined> {
-  const partial =
-    outcome.kind === 'aborted'
-      ? { text: outcome.text, toolCalls: outcome.toolCalls, reasoning: outcome.reasoning, stopReason: 'aborted' as const }
-      : outcome.kind === 'error'
-        ? { text: outcome.error.partial.text, toolCalls: [], reasoning: '', stopReason: 'error' as const, error: outcome.error.error.message }
-        : undefined;
-  if (!partial || (partial.text === '' && partial.toolCalls.length === 0)) return undefined;
-  const { reasoning, ...fields } = partial;
-  const entry = (await options.log.append({ type: 'assistant', ...fields, ...(reasoning ? { reasoning } : {}), model: options.modelId })) as AssistantEntry;
-  await appendCancelledResults(options.log, partial.toolCalls, tools);
-  return entry;
-}
-
-interface LoopState {
-  gate: GateState;
-  deps: CountingDeps;
-  steps: number;
-  overflowRecoveries: number;
-  /** Most output tokens the next call may ask for, after the server refused a prompt + reply that did not fit. */
-  outputCeiling?: number;
-  /** A compaction was made in this request because the server refused a prompt. */
-  compactedForOverflow?: boolean;
-  /** Every call this request made (name and arguments): a repeated one is no progress. */
-  calls: Set<string>;
-  /** The user was told this request that the server truncated a prompt. */
-  toldTruncation?: boolean;
-  /** The window was asked for after a reply this request (windowAfterReply). */
-  askedWindow?: boolean;
-}
+/** What a request is given, and how many model calls it may make (the loop's public face with runAgent). */
+export { DEFAULT_MAX_STEPS, type AgentOptions, type WindowEvidence } from './agentOptions';
 
 /** A completed reply is progress when it answers, or calls something this request has not called before. */
 function noteProgress(state: LoopState, done: DoneEvent): void {
@@ -144,82 +30,6 @@ function noteProgress(state: LoopState, done: DoneEvent): void {
     if (!state.calls.has(signature)) state.gate.request.progressed = true;
     state.calls.add(signature);
   }
-}
-
-function autoOffMessage(used: number, usable: number): string {
-  return `The context is full (${used.toLocaleString('en-US')} of ${usable.toLocaleString('en-US')} usable tokens) and automatic compaction is off (compactionAgent.compaction.auto). Run /compact or /prune, or turn automatic compaction on.`;
-}
-
-/** After a refusal: retry (room was made or only the reply room was wrong), the compaction said why it could not help, or nothing could be compacted. */
-type Recovery = 'retry' | 'reported' | 'nothing';
-
-/**
- * A refused prompt teaches what the meter lacked: the server's own count of this very prompt and its
- * window, when the error names them. When the server's count of the prompt is below its window, only the
- * room asked for the reply was wrong and the call is retried with less (never the same amount again);
- * else the context is compacted.
- */
-async function* recoverFromOverflow(options: AgentOptions, state: LoopState, error: ModelError, measured: MeasuredContext): AsyncGenerator<AgentEvent, Recovery> {
-  if (error.promptTokens !== undefined) options.calibration?.observe({ reported: error.promptTokens, ...measured.raw }, error.contextWindow);
-  const requested = requestOutputTokens(measured, state.deps);
-  // The endpoint's own figure wins from now on; without one, what was just asked for is an upper bound of the real window.
-  // A named window outside the settings' bounds ("maximum context length is 10 tokens") is garbage, not evidence.
-  const named = boundedWindow(error.contextWindow);
-  // The retry asks for less reply room than the refused call, whatever the meter now thinks.
-  state.outputCeiling = Math.max(MIN_RETRY_OUTPUT, Math.min(requested - 1, error.promptTokens !== undefined && named !== undefined ? named - error.promptTokens - 16 : requested - 1));
-  const window = named ?? measured.budget.used + requested;
-  if (window < state.deps.contextWindow) {
-    state.deps.contextWindow = window;
-    // Only a window the server named is worth keeping; the upper bound above is a guess for this request.
-    if (named !== undefined) options.onContextWindowLearned?.(named, 'overflow');
-  }
-  // The server's count of this prompt is the truth: only when it says the prompt itself fit was the reply room the problem.
-  const promptFit = error.promptTokens !== undefined && named !== undefined && error.promptTokens < named;
-  const again = measureContext(options.log.path(), state.deps);
-  if (promptFit && again.budget.used <= again.budget.usable) return 'retry';
-  const outcome = yield* autoCompact(state.gate, 'overflow');
-  if (outcome === 'compacted') {
-    state.compactedForOverflow = true;
-    return 'retry';
-  }
-  if (outcome === 'pruned') return 'retry';
-  return outcome === 'failed' ? 'reported' : 'nothing';
-}
-
-/** Fewest output tokens a retry after a refusal asks for. */
-const MIN_RETRY_OUTPUT = 64;
-
-/** What the chat says when the server refused the prompt as too long and recovery could not help; one clear thing. */
-function overflowMessage(state: LoopState, error: ModelError): string {
-  if (state.compactedForOverflow) return `The conversation is too long for the model's context window even after compacting (${error.message}). Try /compact with instructions to keep less, or a model with a larger window.`;
-  return `The model's server refused the prompt as too long for its context window (${error.message}), and nothing older could be compacted. Prune old tool outputs (/prune), start a new session (/new), or use a model with a larger window.`;
-}
-
-/** A call that did not complete: record what streamed, then retry once after compacting on overflow, or stop. */
-async function* handleFailedStep(
-  options: AgentOptions,
-  state: LoopState,
-  outcome: StepOutcome,
-  measured: MeasuredContext,
-): AsyncGenerator<AgentEvent, DoneReason | 'retry'> {
-  const sentTokens = measured.budget.used;
-  const partial = await appendPartial(options, outcome, toolSettings(options.settings, measured));
-  if (partial) yield { type: 'message', entry: partial };
-  if (outcome.kind !== 'error') return 'aborted';
-  const error = outcome.error.error;
-  if (error.kind === 'overflow' && !options.settings.compaction.auto) {
-    yield { type: 'error', error, message: autoOffMessage(sentTokens, state.deps.contextWindow) };
-    return 'error';
-  }
-  if (error.kind === 'overflow' && state.overflowRecoveries === 0 && !partial) {
-    state.overflowRecoveries++;
-    const recovery = yield* recoverFromOverflow(options, state, error, measured);
-    if (recovery === 'retry') return 'retry';
-    // The compaction already said, in one message, why it could not make room (a restored branch, say).
-    if (recovery === 'reported') return 'error';
-  }
-  yield { type: 'error', error, message: error.kind === 'overflow' ? overflowMessage(state, error) : error.message };
-  return 'error';
 }
 
 /** Judges a usage report and, when believable, calibrates on it; a report that cannot be this prompt teaches nothing. */
@@ -251,12 +61,15 @@ function* noteTruncation(options: AgentOptions, state: LoopState, kept: number, 
   };
 }
 
-/** While the window is unknown, the first reply may show it (the server loaded the model for it): asked once per request. */
+/**
+ * While the window is unknown, or was read before the server loaded the model, the first reply may show it (the
+ * server loaded the model for it): asked once per request. A known window is only ever lowered by it.
+ */
 async function learnWindowAfterReply(options: AgentOptions, state: LoopState, done: DoneEvent): Promise<void> {
-  if (state.deps.windowKnown !== false || state.askedWindow || !options.windowAfterReply) return;
+  if (state.askedWindow || !options.windowAfterReply) return;
   state.askedWindow = true;
   const window = boundedWindow(await options.windowAfterReply(done).catch(() => undefined));
-  if (window === undefined) return;
+  if (window === undefined || (state.deps.windowKnown !== false && window >= state.deps.contextWindow)) return;
   state.deps.contextWindow = window;
   state.deps.windowKnown = true;
 }

@@ -11,8 +11,9 @@ import type { PruneEntry } from '../session/entries';
 import type { AgentEvent, AskRestoredBranch, CompactionReason, ReviewCompaction } from './agentEvents';
 import { decideOnRestoredBranch } from './restoredBranchGate';
 import type { AgentLog } from './agentLog';
+import { applyProposal, type Approval } from '../compaction/applyProposal';
 import type { CompactionProposal, SummarizeFn } from '../compaction/compaction';
-import { applyCompaction, NoRoomError, proposeCompaction } from '../compaction/compaction';
+import { NoRoomError, proposeCompaction } from '../compaction/compaction';
 
 export interface GateState {
   log: AgentLog;
@@ -67,10 +68,13 @@ function errorEvent(message: string, error?: ModelError): AgentEvent {
   return error ? { type: 'error', error, message } : { type: 'error', message };
 }
 
-/** The person's review, when one is required; undefined when the proposal may be applied as it is. */
-async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncGenerator<AgentEvent, { summary: string; edited: boolean } | 'cancelled' | 'failed'> {
+/**
+ * What to apply: the proposal as it is when no review is required, else the one the person approved, which is the
+ * one the review holds when they applied it (Regenerate replaces it), never this request's first one.
+ */
+async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncGenerator<AgentEvent, (Approval & { proposal: CompactionProposal }) | 'cancelled' | 'failed'> {
   const settings = state.deps.settings.compaction;
-  if (settings.review !== 'always' && !proposal.needsReview) return { summary: proposal.summary, edited: false };
+  if (settings.review !== 'always' && !proposal.needsReview) return { proposal, summary: proposal.summary, edited: false };
   if (!state.review) {
     const why = proposal.needsReview ? `the summary failed validation (${proposal.problems.join('; ')})` : 'compaction.review is "always"';
     yield errorEvent(`Compaction needs a review because ${why}, but no reviewer is available; nothing was compacted.`);
@@ -84,7 +88,7 @@ async function* reviewed(state: GateState, proposal: CompactionProposal): AsyncG
     return 'failed';
   }
   if (decision.action === 'cancel' || state.signal.aborted) return 'cancelled';
-  return { summary: decision.summary, edited: decision.edited };
+  return { proposal: decision.proposal, summary: decision.summary, edited: decision.edited };
 }
 
 /**
@@ -131,7 +135,7 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
     }
     if (review === 'failed') return 'failed';
     const model = deps.settings.compaction.summaryModel || state.modelId;
-    const entry = await applyCompaction(state.log, proposal, { ...review, auto: true, model, deps });
+    const { entry } = await applyProposal(state.log, review.proposal, review, { auto: true, model, deps });
     state.lastCompactionId = entry.id;
     state.request.compactions++;
     state.request.steps = 0;

@@ -2,7 +2,9 @@
 import type { CountingDeps } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { droppedEntryIds } from '../context/contextMarkers';
-import { contextTurns, describeDropped, wholeExchanges, type DropTarget } from '../context/contextDrops';
+import { pathMarkers } from '../context/pathMarkers';
+import { describeDropped, wholeExchanges, type DropTarget } from '../context/contextDrops';
+import { contextTurns } from '../context/contextTurns';
 import type { DropEntry, SessionEntry } from '../session/entries';
 import { newEntryId } from '../session/newEntry';
 import type { SessionLog } from '../session/sessionLog';
@@ -70,12 +72,7 @@ export function previewDrop(path: readonly SessionEntry[], change: Pick<DropEntr
 
 /** The newest drop on the path whose messages are still dropped (what "undo" brings back), if any. */
 export function latestDrop(path: readonly SessionEntry[]): DropEntry | undefined {
-  const dropped = droppedEntryIds(path);
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'drop' && entry.dropped && entry.entryIds.some((id) => dropped.has(id))) return entry;
-  }
-  return undefined;
+  return pathMarkers(path).latestDrop();
 }
 
 /** The undo of the latest drop, measured; undefined when nothing is dropped on this branch. */

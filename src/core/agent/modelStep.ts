@@ -18,9 +18,17 @@ function isCompleteJson(text: string): boolean {
   }
 }
 
+/**
+ * A call sent without an id gets one from its place in the reply, so its result can name it (ids may still repeat:
+ * every later step knows a call by its place, never by its id).
+ */
+function withIds(calls: readonly ToolCall[]): ToolCall[] {
+  return calls.map((call, index) => (call.id === '' ? { ...call, id: `call_${index}` } : call));
+}
+
 /** Tool calls that streamed completely; a cancelled stream may have cut the last one's arguments short. */
-export function completeToolCalls(calls: readonly ToolCall[]): ToolCall[] {
-  return calls.filter((call) => call.id !== '' && call.name !== '' && isCompleteJson(call.arguments));
+function completeToolCalls(calls: readonly ToolCall[]): ToolCall[] {
+  return withIds(calls.filter((call) => call.name !== '' && isCompleteJson(call.arguments)));
 }
 
 export async function* modelStep(model: ModelStream, request: ChatRequest, signal: AbortSignal): AsyncGenerator<AgentEvent, StepOutcome> {
@@ -49,5 +57,5 @@ export async function* modelStep(model: ModelStream, request: ChatRequest, signa
     const message = 'The model stream ended without a final event.';
     return { kind: 'error', error: { type: 'error', error: { kind: 'invalidResponse', message, retryable: true }, partial: { text, toolCalls: [] } } };
   }
-  return terminal.type === 'done' ? { kind: 'done', done: terminal } : { kind: 'error', error: terminal };
+  return terminal.type === 'done' ? { kind: 'done', done: { ...terminal, toolCalls: withIds(terminal.toolCalls) } } : { kind: 'error', error: terminal };
 }

@@ -1,18 +1,21 @@
 // The one owner of a session's state: which request runs (with its cancel), which review waits, which leaf move is under way.
-import type { ReviewDecision } from './agentEvents';
+import type { ReviewAnswer, ReviewDecision } from './agentEvents';
 
 /** What a session is doing now; the VS Code side shows it and asks, the engine decides what may happen. */
 export type EngineState = 'idle' | 'running' | 'awaitingReview' | 'busy';
 
-/** A compaction proposal waiting for the person's decision: at most one per session. */
+/**
+ * A compaction proposal waiting for the person's decision: at most one per session, and its one owner. Regenerate
+ * replaces `proposal` (and the id the panel shows); Apply applies exactly the proposal held under that id.
+ */
 export interface PendingReview<P> {
   id: string;
   proposal: P;
   /** Proposed by the agent loop (automatic) rather than asked for by the person. */
   auto: boolean;
   modelId: string;
-  /** Set while a request waits for this decision (the loop applies the summary itself). */
-  answer?: (decision: ReviewDecision) => void;
+  /** Set while a request waits for this decision (the loop applies the proposal the decision carries). */
+  answer?: (decision: ReviewDecision<P>) => void;
 }
 
 /** The handle of a running request: its cancel signal, and `end` (always called, in a finally). */
@@ -139,14 +142,17 @@ export class SessionEngine<P> {
     if (before) throw new SessionBusyError(`This session is busy (${before.what}); try again when it has finished.`);
     let release = (): void => undefined;
     const done = new Promise<void>((resolve) => (release = resolve));
-    const running = this.running;
-    if (running) {
-      const waitsForReview = this.pending?.answer !== undefined;
-      const agreed = waitsForReview && options.replacesReview ? true : await confirmStop(what);
+    if (this.running) {
+      const answersReview = options.replacesReview !== undefined && this.pending?.answer !== undefined;
+      const agreed = answersReview || (await confirmStop(what));
       if (!agreed) return undefined;
       const other: { what: string } | undefined = this.busy;
       if (other) throw new SessionBusyError(`This session is busy (${other.what}); try again when it has finished.`);
-      if (waitsForReview && options.replacesReview) this.dropReview(options.replacesReview);
+    }
+    // What runs is read after the question: while the person answered, that request may have ended and another begun.
+    const running = this.running;
+    if (running) {
+      if (options.replacesReview !== undefined && this.pending?.answer !== undefined) this.dropReview(options.replacesReview);
       running.abort.abort();
     }
     this.busy = { what, done };
@@ -173,9 +179,9 @@ export class SessionEngine<P> {
    * For the agent loop: waits for the person's decision on `proposal`, or a cancel when the request's
    * signal aborts or a newer proposal replaces it.
    */
-  awaitReview(proposal: P, modelId: string, signal: AbortSignal, replacedBecause: string): { review: PendingReview<P>; decision: Promise<ReviewDecision> } {
+  awaitReview(proposal: P, modelId: string, signal: AbortSignal, replacedBecause: string): { review: PendingReview<P>; decision: Promise<ReviewDecision<P>> } {
     const review = this.offerReview(proposal, true, modelId, replacedBecause);
-    const decision = new Promise<ReviewDecision>((resolve) => {
+    const decision = new Promise<ReviewDecision<P>>((resolve) => {
       review.answer = resolve;
       if (signal.aborted) {
         this.settle(review, { action: 'cancel' });
@@ -187,10 +193,16 @@ export class SessionEngine<P> {
     return { review, decision };
   }
 
-  /** A regenerated summary for the review `id`: the same waiting request keeps waiting, for the new proposal. */
-  revise(id: string, proposal: P): PendingReview<P> {
+  /** The review `id` while it is the one waiting (it stays registered); throws when it is no longer current. */
+  reviewFor(id: string): PendingReview<P> {
     const pending = this.pending;
     if (!pending || pending.id !== id) throw new Error('That proposal is no longer current; compact again.');
+    return pending;
+  }
+
+  /** A regenerated proposal for the review `id`: it replaces the one held, and a waiting request keeps waiting, for it. */
+  revise(id: string, proposal: P): PendingReview<P> {
+    const pending = this.reviewFor(id);
     pending.proposal = proposal;
     pending.id = `proposal-${++this.proposals}`;
     this.fire();
@@ -199,19 +211,21 @@ export class SessionEngine<P> {
 
   /** Takes the current review for the person's decision; throws when `id` is no longer the one waiting. */
   takeReview(id: string): PendingReview<P> {
-    const pending = this.pending;
-    if (!pending || pending.id !== id) throw new Error('That proposal is no longer current; compact again.');
+    const pending = this.reviewFor(id);
     this.pending = undefined;
     this.fire();
     return pending;
   }
 
-  /** Answers the review `review` (if still the one waiting) and forgets it. */
-  settle(review: PendingReview<P>, decision: ReviewDecision): void {
+  /**
+   * Answers the review `review` (if still the one waiting) and forgets it. A waiting request told to apply gets the
+   * proposal the review holds now: nobody else says which proposal is applied.
+   */
+  settle(review: PendingReview<P>, answer: ReviewAnswer): void {
     if (this.pending === review) this.pending = undefined;
-    const answer = review.answer;
+    const waiting = review.answer;
     review.answer = undefined;
-    answer?.(decision);
+    waiting?.(answer.action === 'apply' ? { ...answer, proposal: review.proposal } : answer);
     this.fire();
   }
 

@@ -1,15 +1,11 @@
-// Restore and hand-off as flows of the core: plan, take the session (SessionEngine.exclusive), plan again on what is current, apply.
+// Restores as flows of the core: plan, take the session (SessionEngine.exclusive), plan again on what is current, apply.
 import type { Checkpoint, RestoreItem, RestoreOutcome, RestorePort } from '../checkpoints/fileCheckpoints';
 import { applyFileRestore, checkpoints, planFileRestore } from '../checkpoints/fileCheckpoints';
-import type { CountingDeps } from '../budget/meter';
-import type { CompactionProposal, ProposeOptions } from '../compaction/compaction';
-import { applyCompaction, proposeCompaction } from '../compaction/compaction';
-import { shrinkProblem } from '../compaction/cutPlan';
+import type { CompactionProposal } from '../compaction/compaction';
 import { returnToCompactionPoint, undoCompaction, type UndoResult } from '../compaction/compactionUndo';
-import { startHandoff, type HandoffOptions } from '../compaction/handoff';
 import type { CompactionEntry, HandoffSource } from '../session/entries';
 import type { SessionLog } from '../session/sessionLog';
-import type { ConfirmStop, PendingReview, SessionEngine } from './sessionEngine';
+import type { ConfirmStop, SessionEngine } from './sessionEngine';
 
 /** What the flows need of a session: its log and the engine that owns what runs on it. */
 export interface FlowSession {
@@ -60,6 +56,16 @@ async function restoreFiles(session: FlowSession, targetId: string, planned: rea
   return { ...outcome, added: added.map((item) => item.path), declined: added.filter((item) => keep.has(item.absolute)).map((item) => item.path) };
 }
 
+/**
+ * The second plan, made with the session held: the files to restore to before `entryId` on the branch as it is now.
+ * Throws, naming `what`, when that point is no longer on this branch (a branch switch while the person chose).
+ */
+function planAgain(session: FlowSession, entryId: string, what: string): RestoreItem[] {
+  const current = planFileRestore(session.log.path(), entryId, session.log.tree.entries);
+  if (!current) throw new Error(`That ${what} is no longer on this branch of the session; nothing was restored.`);
+  return current;
+}
+
 // ─── Restore Checkpoint: the files, the conversation or both, back to before a request ───
 
 export type CheckpointMode = 'both' | 'files' | 'conversation';
@@ -102,8 +108,7 @@ export async function restoreCheckpoint(session: FlowSession, plan: CheckpointPl
     'restoring a checkpoint',
     () =>
       wrap(async () => {
-        const current = planFileRestore(session.log.path(), plan.point.entryId, session.log.tree.entries);
-        if (!current) throw new Error('That checkpoint is no longer on this branch of the session; nothing was restored.');
+        const current = planAgain(session, plan.point.entryId, 'checkpoint');
         const conversation = mode !== 'files';
         // The conversation moves first, so the file restore is recorded on the branch that continues.
         if (conversation) {
@@ -148,57 +153,10 @@ export async function restoreBeforeCompaction(session: FlowSession, plan: Compac
     () =>
       wrap(async (): Promise<CompactionRestored> => {
         if (mode === 'conversation') return { mode, ...(await undoCompaction(session.log, id)) };
-        const current = planFileRestore(session.log.path(), id, session.log.tree.entries) ?? [];
+        const current = planAgain(session, id, 'compaction');
         await returnToCompactionPoint(session.log, id);
         return { mode, files: await restoreFiles(session, id, plan.items, current, options) };
       }),
     options.confirmStop,
   );
-}
-
-// ─── A compaction for review: proposed and applied with the session held (the loop's own runs in contextGate.ts) ───
-
-export interface ReviewRequest extends Omit<ProposeOptions, 'force'> {
-  /** Proposed by the agent rather than asked for by the person. */
-  auto: boolean;
-  modelId: string;
-  /** Told to a request that waited for an earlier proposal this one replaces. */
-  replacedBecause: string;
-}
-
-/**
- * Proposes a compaction and registers it for review with the engine (one per session). Null when there is nothing
- * to compact or the signal stopped it. Run it with the session held (SessionEngine.exclusive, or in its request).
- */
-export async function proposeForReview(session: FlowSession, request: ReviewRequest): Promise<PendingReview<CompactionProposal> | null> {
-  const proposal = await proposeCompaction(session.log, { ...request, force: true });
-  if (request.signal.aborted || !proposal) return null;
-  // Asked for by name, a compaction that saves little is still the person's call; automatic ones need a look.
-  const noShrink = request.auto ? shrinkProblem(proposal.tokensBefore, proposal.tokensAfter) : null;
-  if (noShrink) {
-    proposal.problems = [...proposal.problems, noShrink];
-    proposal.needsReview = true;
-  }
-  return session.engine.offerReview(proposal, request.auto, request.modelId, request.replacedBecause);
-}
-
-/** Applies a proposal the person approved (or one that needs no review) and forgets the review. */
-export async function applyReviewed(session: FlowSession, review: PendingReview<CompactionProposal>, summary: string, edited: boolean, deps: CountingDeps): Promise<CompactionEntry> {
-  const { proposal } = review;
-  const entry = await applyCompaction(session.log, proposal, { summary, edited, auto: review.auto, ...(proposal.instructions !== undefined ? { instructions: proposal.instructions } : {}), model: review.modelId, deps });
-  if (session.engine.review === review) session.engine.takeReview(review.id);
-  return entry;
-}
-
-// ─── Hand-off: the reviewed summary starts a new session ───
-
-/**
- * Starts the new session from a reviewed hand-off summary with the source held: outside a request it is taken
- * exclusively (a running request is stopped after asking); inside the request that proposed it (/handoff), that
- * request already holds it. startHandoff plans again on the source as it is (its pins, whether it moved on).
- */
-export async function handOff(session: FlowSession, proposal: CompactionProposal, options: HandoffOptions & { confirmStop: ConfirmStop; inRequest: boolean }): Promise<{ entry: CompactionEntry } | undefined> {
-  const start = (): Promise<{ entry: CompactionEntry }> => startHandoff(session.log, proposal, options);
-  if (options.inRequest) return start();
-  return session.engine.exclusive('starting a new session from the summary', start, options.confirmStop);
 }

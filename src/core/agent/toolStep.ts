@@ -22,8 +22,8 @@ export interface ToolRunDeps {
   limits: ToolLimits;
   settings: Settings['tools'];
   signal: AbortSignal;
-  /** Calls whose arguments the endpoint reported as invalid JSON. */
-  invalidArguments: ReadonlySet<string>;
+  /** Positions (in the reply's calls) of the calls whose arguments the endpoint reported as invalid JSON. */
+  invalidArguments: ReadonlySet<number>;
   /** Snapshots the workspace around each command (no program started), so Restore Checkpoint can undo it. */
   commandSnapshots?: CommandSnapshots;
 }
@@ -61,9 +61,13 @@ export async function appendCancelledResults(log: AgentLog, calls: readonly Tool
   for (const call of calls) await appendToolResult(log, call, { text: CANCELLED_BY_USER, isError: true }, limits);
 }
 
-/** Runs one call; every file it writes is snapshotted before and after into `changes` (the turn's file checkpoint). */
-async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChange[], gaps: string[]): Promise<ToolOutput> {
-  if (deps.invalidArguments.has(call.id)) {
+/**
+ * Runs the call at `index` of the reply; every file it writes is snapshotted before and after into `changes` (the
+ * turn's file checkpoint). The call is known by its place in the reply: ids may repeat or be empty.
+ */
+async function executeCall(calls: readonly ToolCall[], index: number, deps: ToolRunDeps, changes: FileChange[], gaps: string[]): Promise<ToolOutput> {
+  const call = calls[index] as ToolCall;
+  if (deps.invalidArguments.has(index)) {
     return { text: `${call.name}: the arguments were not valid JSON (${call.arguments.slice(0, 200)}). Send a JSON object.`, isError: true };
   }
   const notes: string[] = [];
@@ -77,6 +81,7 @@ async function executeCall(call: ToolCall, deps: ToolRunDeps, changes: FileChang
     session: sessionAccess(deps.log),
     limits: deps.limits,
     toolCallId: call.id,
+    reply: { calls, index },
   });
   return notes.length === 0 ? output : { ...output, text: `${output.text}\n\n(${notes.join(' ')})` };
 }
@@ -103,7 +108,7 @@ export async function* runToolCalls(calls: readonly ToolCall[], options: ToolRun
       yield { type: 'toolStart', call };
       const changes: FileChange[] = [];
       const gaps: string[] = [];
-      const output = await executeCall(call, deps, changes, gaps);
+      const output = await executeCall(calls, calls.length - pending.length, deps, changes, gaps);
       const entry = await appendToolResult(deps.log, call, output, deps.settings, changes, gaps.length > 0 ? [...new Set(gaps)].join('; ') : undefined);
       pending.shift();
       yield { type: 'toolEnd', call, entry, ...(output.files ? { files: output.files } : {}) };

@@ -1,4 +1,5 @@
 // Learns, per model, how the endpoint's reported prompt tokens relate to our counts: one ratio for content, one for tool definitions.
+import { WINDOW_BOUNDS } from '../llm/contextWindow';
 
 /** One model call: what the endpoint reported and what we counted for the same prompt (raw, uncalibrated). */
 export interface PromptObservation {
@@ -48,6 +49,8 @@ const TRUNCATED_BELOW = 0.8;
 /** A report at least this share of the window "fills" it. */
 const FILLS_WINDOW = 0.9;
 const TOOLS_HIGH = 5;
+/** Fewest tokens a truncating server keeps that can be its window (the smallest window any source may give). */
+const MIN_KEPT = WINDOW_BOUNDS.min;
 const KEPT = 16;
 
 function tokens(value: number): string {
@@ -63,12 +66,21 @@ export function judgeReport(reported: number, counted: number, window?: number, 
   if (!Number.isFinite(counted) || counted < MIN_COUNTED) return { believed: true };
   const short = reported < counted * TRUNCATED_BELOW;
   const fillsWindow = window !== undefined && window > 0 && reported >= window * FILLS_WINDOW;
-  if (short && (context.truncates === true || fillsWindow)) {
+  // A prompt that takes the whole window leaves no room for any reply: with ours counted above the window, the server
+  // cut it to fit, however small the cut (SGLang --allow-auto-truncate keeps 8,191 of 9,000 at 8,192).
+  const fillsWhole = window !== undefined && window > 0 && reported >= window - 1;
+  const filledExactly = fillsWhole && counted > window;
+  // A kept prompt smaller than any window is no window's worth (KoboldCpp reports a fixed 100 prompt tokens).
+  const keptAWindow = reported >= MIN_KEPT;
+  if (keptAWindow && (filledExactly || (short && (context.truncates === true || fillsWindow)))) {
     return {
       believed: false,
-      reason: `the server kept ${tokens(reported)} tokens of a prompt we count at ${tokens(counted)}: it dropped the start of the conversation to fit a smaller window`,
+      reason: `the server kept ${tokens(reported)} tokens of a prompt we count at ${tokens(counted)}: it cut the prompt to fit a smaller window than assumed`,
       truncated: { kept: Math.floor(reported) },
     };
+  }
+  if (fillsWhole) {
+    return { believed: false, reason: `${tokens(reported)} prompt tokens fill the ${tokens(window ?? 0)}-token window, leaving no room for a reply: the server may have cut the prompt to fit` };
   }
   if (reported < counted * LOW) {
     return {

@@ -141,7 +141,8 @@ export function rememberContext(view: PathCountMap, items: readonly ContextItem[
   // A call left open before the turn start is safe to settle there: a late result for it forces a rebuild (touchesPrefix).
   const points = start && start.item !== settle.item ? [start, settle].sort((a, b) => a.item - b.item) : [settle];
   for (const point of points) {
-    if (point.index <= lastMarker || point.index === 0) return { state, item: done.item };
+    // A point at or before the newest marker would hold sums from before it; a later point (the leaf) still may.
+    if (point.index <= lastMarker || point.index === 0) continue;
     addItems(state, items.slice(done.item, point.item), counts, counter, reports);
     if (changed === undefined) changed = changedBefore(path, point.index, isReport);
     else for (let index = done.index; index < point.index; index++) if (path[index] && isReport(path[index] as SessionEntry)) changed = false;
@@ -159,9 +160,12 @@ function findMemo(view: PathCountMap, counter: TokenCounter): ContextMemo | unde
   const stop = Math.max(0, path.length - MAX_WALK);
   for (let index = path.length - 1; index >= stop; index--) {
     const entry = path[index];
-    if (!entry || isMarker(entry)) return undefined;
+    if (!entry) return undefined;
+    // A memo ending at a marker already holds what the marker changed; only one from before a marker is stale.
+    // (Asking the marker first made every turn after a pin, drop or compaction at the leaf rebuild the whole context.)
     const memo = view.store.memos.get(memoKey(entry.id, counter)) as ContextMemo | undefined;
     if (memo && memo.endEntry === entry && memo.end === index + 1) return memo;
+    if (isMarker(entry)) return undefined;
   }
   return undefined;
 }

@@ -152,15 +152,25 @@ const AUTO_OUTPUT_CAP = 16_384;
 const MIN_OUTPUT = 256;
 
 /**
+ * The window a reply is sized for while no source told us the real one: a small server's. text-generation-webui
+ * keeps its truncation length (8,192 by default) less max_tokens for the prompt and fails when that is negative
+ * (modules/text_generation.py get_max_prompt_length), so a reply sized for the assumed 128k broke it.
+ */
+export const SMALL_SERVER_WINDOW = 8192;
+
+/**
  * max_tokens for the next call: as much as fits after the prompt (with a margin for our estimate's error,
  * wider before any report), at most the user's or model's limit, and at least the reserve's worth when the
  * prompt stayed inside the usable budget. Servers refuse prompt + max_tokens > window, so a fixed request
- * (8,000 at a 16k window) made the first message of a small model fail.
+ * (8,000 at a 16k window) made the first message of a small model fail. While the window is unknown, the reply
+ * is sized as for an 8k server (raised as soon as the window is known).
  */
 export function requestOutputTokens(measured: MeasuredContext, deps: Pick<CountingDeps, 'settings' | 'maxOutputTokens'>): number {
-  const { budget, thresholds } = measured;
+  const { budget } = measured;
+  const window = budget.windowKnown ? budget.contextWindow : SMALL_SERVER_WINDOW;
+  const thresholds = budget.windowKnown ? measured.thresholds : thresholdsFor(SMALL_SERVER_WINDOW, deps.settings);
   const margin = countMargin(!budget.estimated, budget.exact);
-  const room = budget.contextWindow - Math.ceil(budget.used * (1 + margin)) - 16;
+  const room = window - Math.ceil(budget.used * (1 + margin)) - 16;
   const setting = deps.settings.context.maxOutputTokens;
   const cap = Math.min(setting > 0 ? setting : Math.max(thresholds.outputReserve, AUTO_OUTPUT_CAP), deps.maxOutputTokens ?? Number.POSITIVE_INFINITY);
   // While the meter says the prompt fits, the reserve is what was promised for the reply: the estimate's

@@ -1,6 +1,6 @@
 // What a session path means for the model: the messages in context since the latest compaction (pruned/pinned ids: contextMarkers).
 import { splitAtLatestCompaction } from '../context/contextBuilder';
-import { droppedEntryIds } from '../context/contextMarkers';
+import { pathMarkers } from '../context/pathMarkers';
 import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 
@@ -17,6 +17,6 @@ export interface ContextSpan {
  */
 export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
   const { compaction, kept } = splitAtLatestCompaction(path);
-  const dropped = droppedEntryIds(path);
+  const dropped = pathMarkers(path).dropped;
   return { compaction, messages: kept.filter(isMessageEntry).filter((entry) => !dropped.has(entry.id)) };
 }

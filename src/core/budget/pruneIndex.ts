@@ -1,6 +1,5 @@
 // The prune plan kept up to date as a path grows: a new turn costs its own entries and the plan's size, never a walk of the whole session.
-import { splitAtLatestCompaction } from '../context/contextBuilder';
-import { droppedEntryIds, pinnedEntryIds, prunedToolResultIds } from '../context/contextMarkers';
+import { pathMarkers, type PathMarkers } from '../context/pathMarkers';
 import type { Settings } from '../settings/settings';
 import type { SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -40,9 +39,8 @@ class PruneIndex {
   entries: SessionEntry[] = [];
   /** Position of the newest marker in `entries`, -1 when none. */
   markerAt = -1;
-  pruned: ReadonlySet<string> = new Set();
-  pinned: ReadonlySet<string> = new Set();
-  dropped: ReadonlySet<string> = new Set();
+  /** The markers of the synced path (what is pruned, pinned, dropped): kept per session, asked by id. */
+  markers: PathMarkers | undefined;
   compactionAt = -1;
   spanStart = 0;
   /** Positions of the person's requests in the context span. */
@@ -72,14 +70,16 @@ class PruneIndex {
   sync(path: readonly SessionEntry[]): void {
     const shared = this.sharedPrefix(path);
     if (this.markerAt >= shared) {
-      this.rebuild(path);
+      this.rebuild(path, shared);
       return;
     }
     this.truncate(shared);
+    // Entries after the newest marker change no marker's meaning: the path's markers answer as the prefix's did.
+    this.markers = pathMarkers(path);
     for (let position = shared; position < path.length; position++) {
       const entry = path[position] as SessionEntry;
       if (isMarker(entry)) {
-        this.rebuild(path);
+        this.rebuild(path, position);
         return;
       }
       this.entries.push(entry);
@@ -114,16 +114,20 @@ class PruneIndex {
     if (this.idsUpTo > this.eligible.length) this.idsFrom = -1;
   }
 
-  private rebuild(path: readonly SessionEntry[]): void {
-    this.entries = [...path];
+  /**
+   * Classifies the context span again from the path's markers (kept per session); `shared` leading entries of the
+   * last path are kept as they are, so a marker costs the context span, not a copy of the whole path.
+   */
+  private rebuild(path: readonly SessionEntry[], shared: number): void {
+    this.entries.length = Math.min(shared, this.entries.length);
+    for (let position = this.entries.length; position < path.length; position++) this.entries.push(path[position] as SessionEntry);
     this.markerAt = -1;
     for (let position = path.length - 1; position >= 0 && this.markerAt < 0; position--) if (isMarker(path[position] as SessionEntry)) this.markerAt = position;
-    this.pruned = prunedToolResultIds(path);
-    this.pinned = pinnedEntryIds(path);
-    this.dropped = droppedEntryIds(path);
-    const { compaction, summarized } = splitAtLatestCompaction(path);
-    this.compactionAt = compaction ? path.lastIndexOf(compaction) : -1;
-    this.spanStart = compaction ? summarized.length : 0;
+    const markers = pathMarkers(path);
+    this.markers = markers;
+    const compaction = markers.compaction;
+    this.compactionAt = compaction ? compaction.index : -1;
+    this.spanStart = compaction ? compaction.cut : 0;
     this.users = [];
     this.stops = [];
     this.eligible = [];
@@ -137,17 +141,18 @@ class PruneIndex {
 
   /** Files one entry of the context span the way planPrune's walk treats it. */
   private classify(entry: SessionEntry, position: number): void {
-    if (position < this.spanStart || position === this.compactionAt || !isMessageEntry(entry) || this.dropped.has(entry.id)) return;
+    const markers = this.markers as PathMarkers;
+    if (position < this.spanStart || position === this.compactionAt || !isMessageEntry(entry) || markers.isDropped(entry.id)) return;
     if (entry.type === 'user') {
       if (!entry.synthetic) this.users.push(position);
       return;
     }
     if (entry.type !== 'toolResult') return;
-    if (this.pruned.has(entry.id)) {
+    if (markers.isPruned(entry.id)) {
       this.stops.push(position);
       return;
     }
-    if (this.protectedTools.has(entry.toolName) || this.pinned.has(entry.id)) return;
+    if (this.protectedTools.has(entry.toolName) || markers.isPinned(entry.id)) return;
     const record = this.store.records.get(entry.id);
     if (!record) throw new Error(`prune index: ${entry.id} has no count record`);
     this.eligible.push(position);

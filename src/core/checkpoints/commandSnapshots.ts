@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import * as nodePath from 'node:path';
 import type { BlobRef, FileChange } from '../session/entries';
 import { SNAPSHOT_INDEX_DIR, SNAPSHOT_INDEX_SUFFIX } from '../storage/blobCollector';
-import { DEFAULT_SNAPSHOT_CAPS, identityOf, SnapshotUnavailable, takeFolderSnapshot, type FileState, type FolderSnapshot, type SnapshotCaps } from './folderSnapshot';
+import { DEFAULT_SNAPSHOT_CAPS, identityOf, permissionsOf, SnapshotUnavailable, takeFolderSnapshot, type FileState, type FolderSnapshot, type SnapshotCaps } from './folderSnapshot';
 import { FolderRules } from './ignoreFiles';
 import { isRawKey, keyBytes, shownKey } from './pathKeys';
 import { isContentStore, type ContentStore, type SnapshotStore } from './snapshotStore';
@@ -145,12 +145,16 @@ async function folderChanges(comparison: Comparison, found: CommandChanges, save
       continue;
     }
     const exactPath = isRawKey(key) || (nodePath.sep === '/' && key.includes('\\'));
+    // A file's mode is part of its state: a chmod alone is a change, and a deleted file comes back with its mode.
+    const beforeMode = was ? permissionsOf(was) : undefined;
+    const afterMode = now ? permissionsOf(now) : undefined;
     const change: FileChange = {
       path: shown,
       absolute,
       ...(exactPath ? { absoluteBytes: Buffer.concat([Buffer.from(before.folder, 'utf8'), Buffer.from(nodePath.sep), keyBytes(key)]).toString('base64') } : {}),
       exact: true,
       after: now ? refOf(now) : null,
+      ...(afterMode !== undefined ? { afterMode } : {}),
     };
     const missing = was ? await missingBefore(was, store, maxBytes) : now?.link ? 'it is a symbolic link' : undefined;
     if (missing !== undefined) {
@@ -158,7 +162,10 @@ async function folderChanges(comparison: Comparison, found: CommandChanges, save
       found.changes.push(change);
       continue;
     }
-    found.changes.push({ ...change, before: was ? refOf(was) : null });
+    found.changes.push({ ...change, before: was ? refOf(was) : null, ...(beforeMode !== undefined ? { beforeMode } : {}) });
+  }
+  if (after.overBudget > 0) {
+    found.notes.push(`${after.overBudget} ${after.overBudget === 1 ? 'entry' : 'entries'} of ${nodePath.basename(after.folder)} took more steps to judge by its .gitignore rules than one entry may take: snapshotted as not ignored.`);
   }
   if (after.unreadable.length > 0) {
     found.notes.push(`${after.unreadable.length} folder${after.unreadable.length === 1 ? '' : 's'} could not be read (${after.unreadable.slice(0, 3).join(', ')}): what the command changed there is not recorded.`);
@@ -194,6 +201,8 @@ export function workspaceCommandSnapshots(options: WorkspaceSnapshotOptions): Wo
     if (!budget) {
       budget = new StoreBudget(store.dir, options.storeCapBytes ?? (() => Number.POSITIVE_INFINITY), options.collect);
       budgets.set(store.dir, budget);
+      // Measured at once: what a killed snapshot left there (temp files) is removed at the first snapshot.
+      void budget.prepare().catch(() => undefined);
     }
     return budget;
   };

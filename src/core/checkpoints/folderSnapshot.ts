@@ -1,15 +1,17 @@
 // One snapshot of a workspace folder, taken by this process alone (no git, no program of the folder's): a walk honouring .gitignore, and the content of new or changed files kept in the blob store.
 import { createHash } from 'node:crypto';
-import { constants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { constants, lstatSync, readlinkSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { readSmallRegularFile } from './exactFiles';
-import { FolderRules, type IgnoreFile, type IgnoreLevel } from './ignoreFiles';
-import { segmentOf, shownKey } from './pathKeys';
+import { ignoredAt, judgeWith, listingOf, type Listed } from './folderListing';
+import type { FolderRules, IgnoreLevel } from './ignoreFiles';
+import { MatchBudget } from './matchSteps';
+import { shownKey } from './pathKeys';
 import type { ContentStore } from './snapshotStore';
-import type { FolderListing, StatIndex } from './statIndex';
+import type { StatIndex } from './statIndex';
 import type { StoreBudget } from './storeBudget';
+import { WalkSlicer, type Pause } from './walkSlices';
 
 /** One file of a snapshot (an index entry is one as it is: a file the index vouches for costs no new object). */
 export interface FileState {
@@ -22,12 +24,21 @@ export interface FileState {
   link?: true;
   /** For a file not hashed: its stats, which tell its versions apart instead. */
   stamp?: string;
+  /** The file's mode as lstat gives it (type and permission bits); absent for a link. */
+  mode?: number;
 }
 
-/** What tells two versions of a file apart: its hash, or its stats when it was not hashed. */
+/** The permission bits of a file's mode (what a restore sets), or undefined when none was recorded. */
+export function permissionsOf(state: Pick<FileState, 'mode' | 'link'>): number | undefined {
+  return state.link || state.mode === undefined ? undefined : state.mode & 0o7777;
+}
+
+/** What tells two versions of a file apart: its hash (or its stats when it was not hashed) and its permission bits. */
 export function identityOf(state: FileState): string {
   const identity = state.sha256 || state.stamp || '';
-  return state.link ? `link:${identity}` : identity;
+  if (state.link) return `link:${identity}`;
+  const permissions = permissionsOf(state);
+  return permissions === undefined ? identity : `${identity}:${permissions.toString(8)}`;
 }
 
 /** A folder as one snapshot saw it: every file not ignored, by key (see pathKeys.ts), and the rules it was judged by. */
@@ -37,6 +48,8 @@ export interface FolderSnapshot {
   rules: FolderRules;
   /** Folders that could not be listed (permissions): what changes in them is not seen. */
   unreadable: string[];
+  /** Entries whose .gitignore rules took more than one entry's matching budget: judged not ignored (snapshotted). */
+  overBudget: number;
 }
 
 /** What one snapshot may take: beyond either cap the folder is not snapshotted (and the picker says so). */
@@ -67,10 +80,9 @@ export interface SnapshotContext {
   caps: SnapshotCaps;
   budget: StoreBudget;
   signal?: AbortSignal;
+  /** How the walk lets the event loop run between slices (default: setImmediate); see walkSlices.ts. */
+  pause?: Pause;
 }
-
-/** How long the walk runs before it lets the event loop breathe (it uses synchronous calls, the fastest node has). */
-const SLICE_MS = 8;
 /** Files up to this size are read with synchronous calls (a few hundred microseconds at most); larger ones asynchronously. */
 const SYNC_READ_BYTES = 1024 * 1024;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -87,8 +99,6 @@ function stopped(signal: AbortSignal | undefined): void {
 function stampIdentity(stat: Pick<Stats, 'size' | 'mtimeMs' | 'ctimeMs' | 'ino'>): string {
   return `stat:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
 }
-
-type EntryType = 'folder' | 'file' | 'link' | 'other';
 
 interface Folder {
   key: string;
@@ -107,89 +117,8 @@ function joinPath(folder: string | Buffer, name: string | Buffer): string | Buff
   return Buffer.concat([Buffer.from(folder), Buffer.from(nodePath.sep), Buffer.from(name)]);
 }
 
-/** One entry of a folder listing: its key segment, the name the file system takes, and what it is. */
-interface Listed {
-  segment: string;
-  name: string | Buffer;
-  type: EntryType;
-  /** The entry's key, made once per listing: the same string every walk, whose hash the maps keep. */
-  key?: string;
-  /** The path the file system takes for it, made once per listing. */
-  path?: string | Buffer;
-}
-
-function typeOf(entry: Dirent): EntryType {
-  if (entry.isDirectory()) return 'folder';
-  if (entry.isFile()) return 'file';
-  if (entry.isSymbolicLink()) return 'link';
-  return 'other';
-}
-
-/** A folder's entries; when a name is not UTF-8 (node shows such bytes as U+FFFD) the folder is listed again as bytes. */
-function listFolder(path: string | Buffer): Listed[] {
-  if (typeof path === 'string') {
-    const listed = readdirSync(path, { withFileTypes: true });
-    if (!listed.some((entry) => entry.name.includes('\uFFFD'))) return listed.map((entry) => ({ segment: entry.name, name: entry.name, type: typeOf(entry) }));
-  }
-  return readdirSync(path, { withFileTypes: true, encoding: 'buffer' }).map((entry) => {
-    const raw = entry.name as unknown as Buffer;
-    const segment = segmentOf(raw);
-    return { segment, name: segment === raw.toString('utf8') ? segment : raw, type: typeOf(entry as unknown as Dirent) };
-  });
-}
-
-/**
- * The folder's listing: the one kept from the last walk while the folder's own stats are unchanged (adding,
- * removing or renaming an entry changes them), else read again. Not trusted when read racily close to a change.
- */
-function listingOf(index: StatIndex, key: string, path: string | Buffer): Listing {
-  // The workspace folder itself may be a link to its folder; below it, links are never followed.
-  const stat = key === '' ? statSync(path) : lstatSync(path);
-  if (!stat.isDirectory()) throw new Error('not a folder');
-  const kept = index.folders.get(key) as Listing | undefined;
-  if (kept && index.freshFolder(kept, stat)) return kept;
-  const listedAt = Date.now();
-  const listing: Listing = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, readAt: listedAt, entries: listFolder(path) };
-  index.folders.set(key, listing);
-  return listing;
-}
-
-/** A folder's listing, and which of its entries the .gitignore files above it ignore (kept while those files are the same). */
-interface Listing extends FolderListing<Listed> {
-  judgedWith?: readonly IgnoreFile[];
-  ignored?: boolean[];
-}
-
-/** Whether each entry is ignored by `levels`: the decisions of the last walk when the same .gitignore files apply. */
-function decisionsOf(listing: Listing, levels: readonly IgnoreLevel[], base: string): boolean[] {
-  const files = levels.map((level) => level.file);
-  const judged = listing.judgedWith;
-  if (listing.ignored && judged && judged.length === files.length && judged.every((file, at) => file === files[at])) return listing.ignored;
-  const ignored = listing.entries.map((item) => levels.length > 0 && item.type !== 'other' && FolderRules.ignored(levels, (item.key ??= base + item.segment), item.segment, item.type === 'folder'));
-  listing.judgedWith = files;
-  listing.ignored = ignored;
-  return ignored;
-}
-
 function isGitFolderName(name: string): boolean {
   return name.length === 4 && name.toLowerCase() === '.git';
-}
-
-/** Lets the event loop run between slices of synchronous work; checks for a stop. */
-class Slicer {
-  private start = performance.now();
-  private count = 0;
-
-  constructor(private readonly signal: AbortSignal | undefined) {}
-
-  async tick(): Promise<void> {
-    if (++this.count < 32) return;
-    this.count = 0;
-    if (performance.now() - this.start < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    stopped(this.signal);
-    this.start = performance.now();
-  }
 }
 
 interface WalkState {
@@ -203,6 +132,14 @@ interface WalkState {
   keptBytes: number;
   /** Files met that the index has an entry for: when all its entries were met, none needs dropping. */
   indexed: number;
+  slicer: WalkSlicer;
+  matching: MatchBudget;
+}
+
+/** Ends the slice (called when it has done its share), and stops when asked to. */
+async function breathe(state: WalkState): Promise<void> {
+  await state.slicer.pause();
+  stopped(state.context.signal);
 }
 
 /** One entry of a folder not ignored: a subfolder to walk, or a file taken from the index or left to read. */
@@ -243,34 +180,44 @@ function visit(state: WalkState, stack: Folder[], current: Folder, levels: reado
   } else state.pending.push({ key, path, stat });
 }
 
+/** Walks one folder's entries: each judged by the rules and, unless ignored, visited; the walk may pause between any two. */
+async function walkEntries(state: WalkState, stack: Folder[], current: Folder, base: string): Promise<void> {
+  const { slicer, matching } = state;
+  const listing = await listingOf(state.index, current.key, current.path, slicer);
+  const own = await state.rules.rulesOf(base, listing.hasIgnoreFile ? () => joinPath(current.path, '.gitignore') : undefined, slicer);
+  const levels = own ? [...current.levels, { base, file: own }] : current.levels;
+  judgeWith(listing, levels);
+  const entries = listing.entries;
+  for (let at = 0; at < entries.length; at++) {
+    const spent = matching.total;
+    const ignored = ignoredAt(listing, at, levels, base, matching);
+    slicer.count('matchSteps', matching.total - spent);
+    slicer.count('entries');
+    if (!ignored) visit(state, stack, current, levels, base, entries[at] as Listed);
+    if (state.slicer.due()) await breathe(state);
+  }
+}
+
 /**
- * Walks the folder with synchronous calls in slices of SLICE_MS: every entry not ignored by the rules, skipping
+ * Walks the folder with synchronous calls in slices (walkSlices.ts): every entry not ignored by the rules, skipping
  * every `.git` (the folder's own and those of nested repositories, whose files are walked like any others). Files
  * whose stats the index vouches for are taken from it; the others are left in `pending` to be read.
  */
 async function walk(state: WalkState): Promise<void> {
   const stack: Folder[] = [{ key: '', path: state.folder, levels: [] }];
-  const slicer = new Slicer(state.context.signal);
   const walked = new Set<string>();
   while (stack.length > 0) {
     const current = stack.pop() as Folder;
     walked.add(current.key);
     const base = current.key === '' ? '' : `${current.key}/`;
     try {
-      const listing = listingOf(state.index, current.key, current.path);
-      const hasIgnoreFile = listing.entries.some((item) => item.segment === '.gitignore');
-      const own = state.rules.rulesOf(base, hasIgnoreFile ? () => joinPath(current.path, '.gitignore') : undefined);
-      const levels = own ? [...current.levels, { base, file: own }] : current.levels;
-      const ignored = decisionsOf(listing, levels, base);
-      listing.entries.forEach((item, at) => {
-        if (!ignored[at]) visit(state, stack, current, levels, base, item);
-      });
+      await walkEntries(state, stack, current, base);
     } catch (error) {
       if (error instanceof SnapshotUnavailable) throw error;
       if (current.key === '') throw new SnapshotUnavailable(`the folder could not be read (${error instanceof Error ? error.message : String(error)})`);
       state.unreadable.push(shownKey(current.key));
     }
-    await slicer.tick();
+    if (state.slicer.due()) await breathe(state);
   }
   // Listings of folders gone (or ignored now) are not kept.
   if (state.index.folders.size > walked.size) for (const key of state.index.folders.keys()) if (!walked.has(key)) state.index.folders.delete(key);
@@ -323,17 +270,18 @@ async function readPending(item: Pending, state: WalkState): Promise<void> {
   const read = item.stat.size > MAX_HASHED_BYTES ? undefined : item.stat.size <= SYNC_READ_BYTES ? readSmallRegularFile(item.path, SYNC_READ_BYTES) : await readLarge(item.path);
   if (!read) {
     // Too large to hash, or gone or unreadable meanwhile: compared by its stats, never stored.
-    files.set(item.key, { size: item.stat.size, sha256: '', stamp: stampIdentity(item.stat), stored: false });
+    files.set(item.key, { size: item.stat.size, sha256: '', stamp: stampIdentity(item.stat), stored: false, mode: item.stat.mode });
     return;
   }
   const { data, stat } = read;
+  state.slicer.count('bytes', data.length);
   const sha256 = createHash('sha256').update(data).digest('hex');
   const stored = data.length <= context.maxBytes;
   if (stored) await storeContent(context, sha256, data);
   // The stats from before the read: a change while reading moves mtime or ctime past them, and the file is read again.
   const entry = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode, sha256, stored, readAt };
   index.set(item.key, entry);
-  files.set(item.key, entry.size === data.length ? entry : { size: data.length, sha256, stored });
+  files.set(item.key, entry.size === data.length ? entry : { size: data.length, sha256, stored, mode: stat.mode });
 }
 
 /**
@@ -343,14 +291,15 @@ async function readPending(item: Pending, state: WalkState): Promise<void> {
  */
 export async function takeFolderSnapshot(folder: string, index: StatIndex, rules: FolderRules, context: SnapshotContext): Promise<FolderSnapshot> {
   stopped(context.signal);
-  const state: WalkState = { folder, index, rules, context, files: new Map(), pending: [], unreadable: [], keptBytes: 0, indexed: 0 };
+  const slicer = new WalkSlicer(context.pause);
+  const state: WalkState = { folder, index, rules, context, files: new Map(), pending: [], unreadable: [], keptBytes: 0, indexed: 0, slicer, matching: new MatchBudget() };
   await walk(state);
   if (state.pending.length > 0) await context.budget.prepare();
-  const slicer = new Slicer(context.signal);
   for (const item of state.pending) {
     await readPending(item, state);
-    await slicer.tick();
+    slicer.count('entries');
+    if (state.slicer.due()) await breathe(state);
   }
   if (state.unreadable.length === 0 && state.indexed < index.entries.size) index.keepOnly(state.files);
-  return { folder, files: state.files, rules, unreadable: state.unreadable };
+  return { folder, files: state.files, rules, unreadable: state.unreadable, overBudget: state.matching.exceeded };
 }

@@ -1,5 +1,5 @@
 // The cap on the blob store's size that command snapshots respect (compactionAgent.tools.snapshotStoreMaxMegabytes): measured once, then counted.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 
 /** A measurement older than this is taken again (another window may have stored or collected meanwhile). */
@@ -11,8 +11,27 @@ function megabytes(bytes: number): string {
   return `${Math.round(bytes / 1024 / 1024).toLocaleString('en-US')} MB`;
 }
 
-/** The total size of the files in `dir` (0 when it does not exist). */
-export async function folderBytes(dir: string): Promise<number> {
+/** A temp file a blob write goes through (tempPathBeside(blob, `${pid}.tmp`)): named after the process writing it. */
+const TEMP_FILE = /\.(\d+)\.tmp$/;
+/** A temp file this old is a leftover whoever wrote it: no blob write takes an hour. */
+const TEMP_STALE_MS = 60 * 60 * 1000;
+
+/** True while a process with this id runs (signal 0 only asks; EPERM: it runs, as another user). */
+function running(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The total size of the blobs in `dir` (0 when it does not exist). Temp files are not blobs: never counted, and
+ * those left by a writer that is gone (killed mid-write, say) or older than an hour are removed.
+ */
+export async function folderBytes(dir: string, now = Date.now()): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -21,7 +40,17 @@ export async function folderBytes(dir: string): Promise<number> {
   }
   let total = 0;
   for (let start = 0; start < names.length; start += 64) {
-    const sizes = await Promise.all(names.slice(start, start + 64).map((name) => stat(nodePath.join(dir, name)).then((info) => (info.isFile() ? info.size : 0), () => 0)));
+    const sizes = await Promise.all(
+      names.slice(start, start + 64).map(async (name) => {
+        const path = nodePath.join(dir, name);
+        const info = await stat(path).catch(() => undefined);
+        if (!info?.isFile()) return 0;
+        const writer = TEMP_FILE.exec(name)?.[1];
+        if (writer === undefined) return info.size;
+        if (!running(Number(writer)) || now - info.mtimeMs > TEMP_STALE_MS) await rm(path, { force: true }).catch(() => undefined);
+        return 0;
+      }),
+    );
     for (const size of sizes) total += size;
   }
   return total;
@@ -41,6 +70,7 @@ export class StoreBudget {
     private readonly collect?: () => Promise<void>,
   ) {}
 
+  /** The store's size, measured again when the last measurement is old (the first one also removes leftover temp files). */
   private async measured(): Promise<number> {
     if (this.used === undefined || Date.now() - this.measuredAt > REMEASURE_MS) {
       this.used = await folderBytes(this.dir);

@@ -1,5 +1,5 @@
 // `inspect <session.jsonl> [--context-window N] [--max-output N] [--model ID] [--leaf ID] [--json]`: counts, damage, budget and plans, read-only.
-import { planReport, type PlanReport } from '../compaction/compaction';
+import { planReport, type PlanReport } from './planReport';
 import { SessionLog } from '../session/sessionLog';
 import { countQuarantined } from '../session/quarantine';
 import { defaultSettings, type Settings } from '../settings/settings';

@@ -1,5 +1,5 @@
 // Readable form of the budget, prune plan and compaction plan that `inspect` prints without --json.
-import type { PlanReport as InspectPlan } from '../compaction/compaction';
+import type { PlanReport as InspectPlan } from './planReport';
 
 function row(label: string, tokens: number, note = ''): string {
   return `  ${label.padEnd(16)}${String(tokens).padStart(9)}${note ? `  ${note}` : ''}`;

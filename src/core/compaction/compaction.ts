@@ -1,40 +1,30 @@
-// Compaction, stages 3 and 4: propose (summarize at the planned cut, measure the context after) and apply; shared by the loop, /compact and the panel.
+// Compaction, stage 3 (propose: summarize at the planned cut, measure the context after) and the entry stage 4 appends.
 //
-// Reading order: cutPlan.ts (1. plan: where to cut, as data) → summaryPrompt.ts and summarizer.ts (2. summarize: what
-// the model is sent, each request measured) → this file (3. propose, 4. apply) → handoff.ts and compactionUndo.ts (the
-// same summary seeding a new session, and undoing a compaction). What the model sees is defined once, by
-// context/contextBuilder.ts, and "how full" once, by budget/meter.ts: every figure here is their measure.
+// Reading order: cutPlan.ts (1. plan: where to cut, as data) → summaryTranscript.ts, summaryPrompt.ts, summaryAppendix.ts,
+// summaryRequest.ts and summarizer.ts (2. summarize: what the model is sent, each request fitted in one step) → this file
+// (3. propose) → applyProposal.ts (4. apply: the one path for the loop, the panel, /compact and /handoff) → handoff.ts
+// and compactionUndo.ts (the same summary seeding a new session, and undoing a compaction). What the model sees is
+// defined once, by context/contextBuilder.ts (and its turns by context/contextTurns.ts), and "how full" once, by
+// budget/meter.ts: every figure here is their measure.
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
-import { compactAtTokens, decideBeforeCall, type BeforeCallDecision, type Budget } from '../budget/budget';
-import type { Calibration } from '../budget/calibration';
-import type { PrunePlan } from '../budget/prunePlan';
+import { compactAtTokens } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
-import type { Thresholds } from '../budget/thresholds';
-import type { ChatToolDefinition } from '../context/chatMessage';
-import { buildContext, contextParts } from '../context/contextBuilder';
-import { pinnedEntryIds } from '../context/contextMarkers';
-import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
+import type { CompactionEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { newEntryId } from '../session/newEntry';
 import type { SessionLog } from '../session/sessionLog';
 import type { Settings } from '../settings/settings';
-import { CountCache } from '../tokens/countCache';
-import { TokenCounter } from '../tokens/tokenCounter';
+import { fixedOf, measureAfter, minimumAfter, pinsAfter, sentSizes, sizes, withPinsNow, type CompactionDraft, type EntrySize } from './contextAfter';
 import { planCompaction, type Cut, type CutPlan } from './cutPlan';
 import type { SummarizeFn, SummarizeRequest, SummarizeResult } from './summarizer';
 
 /** What a summarizer is given and returns: the summarizer's own types, so the two can never drift apart. */
 export type { SummarizeFn, SummarizeRequest, SummarizeResult };
+/** The figures a proposal shows, measured by contextAfter.ts. */
+export type { EntrySize };
 
 /** The part of a session log compaction needs (the agent loop's log conforms to it). */
 export type CompactionLog = Pick<SessionLog, 'append' | 'path' | 'tree' | 'leafId'>;
-
-export interface EntrySize {
-  id: string;
-  type: MessageEntry['type'];
-  tokens: number;
-}
 
 /**
  * Every token figure is in the endpoint's units, as the meter measures them. "After" is never added up by
@@ -45,6 +35,10 @@ export interface EntrySize {
 export interface CompactionProposal extends SummarizeResult, Cut {
   /** Set for a hand-off: applying starts a new session seeded with the summary, the source stays as it is. */
   handoff?: boolean;
+  /** What the summary replaces, as planned: Regenerate summarizes the same again, at the same cut. */
+  replaces: Replaced;
+  /** The pinned messages the summary's appendix names as re-sent after it (applying names the pins of that moment). */
+  pinnedIds: string[];
   summarized: EntrySize[];
   /** Every message the context keeps after applying (pins and the carried request included), in order. */
   kept: EntrySize[];
@@ -60,72 +54,16 @@ export interface CompactionProposal extends SummarizeResult, Cut {
   instructions?: string;
 }
 
+/** What a summary replaces, decided by the plan (or, for a hand-off, everything sent): the summarizer's input as ids. */
+export interface Replaced {
+  entryIds: string[];
+  /** The head of the turn the cut splits, summarized apart. */
+  turnPrefixEntryIds: string[];
+  /** The request the replaced part ends in (see CutPlan.lastRequestId). */
+  lastRequestId: string | null;
+}
+
 // ─── 3. Propose: summarize at the planned cut, measure what would be sent after ───
-
-/** The compaction a proposal would append: what the context after is measured with. */
-export interface CompactionDraft extends Cut {
-  summary: string;
-  turnPrefixSummary?: string;
-  files: FileLedger;
-}
-
-function draftEntry(path: readonly SessionEntry[], draft: CompactionDraft): CompactionEntry {
-  return {
-    type: 'compaction',
-    id: `draft-${newEntryId()}`,
-    parentId: path.at(-1)?.id ?? null,
-    timestamp: new Date().toISOString(),
-    summary: draft.summary,
-    firstKeptEntryId: draft.firstKeptEntryId,
-    carriedRequestId: draft.carriedRequestId,
-    ...(draft.turnPrefixSummary !== undefined ? { turnPrefixSummary: draft.turnPrefixSummary } : {}),
-    tokensBefore: 0,
-    tokensAfter: 0,
-    files: draft.files,
-    edited: false,
-    auto: false,
-  };
-}
-
-/**
- * The meter's measure of the context as it would be sent after appending `draft` to `path`: the same
- * builder and counter that measure every call, on the path with the compaction in place (never written).
- */
-export function measureAfter(path: readonly SessionEntry[], draft: CompactionDraft, deps: CountingDeps): MeasuredContext {
-  return measureContext([...path, draftEntry(path, draft)], deps);
-}
-
-/** The messages a measured context sends, with their sizes (what the review lists as kept). */
-function sentSizes(measured: MeasuredContext): EntrySize[] {
-  const byId = new Map(measured.path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
-  const seen = new Set<string>();
-  return buildContext(measured.path).items.flatMap((item) => {
-    const entry = item.entryId === undefined ? undefined : byId.get(item.entryId);
-    if (!entry || seen.has(entry.id)) return [];
-    seen.add(entry.id);
-    const tokens = (item.pruned ? measured.costs.pruned : measured.costs.full).get(entry.id) ?? 0;
-    return [{ id: entry.id, type: entry.type, tokens }];
-  });
-}
-
-export function fixedOf(measured: MeasuredContext): number {
-  const { breakdown } = measured.budget;
-  return breakdown.system + breakdown.instructions + breakdown.tools;
-}
-
-export function sizes(ids: readonly string[], byId: ReadonlyMap<string, MessageEntry>, measured: MeasuredContext): EntrySize[] {
-  return ids.flatMap((id) => {
-    const entry = byId.get(id);
-    return entry ? [{ id, type: entry.type, tokens: measured.costs.full.get(id) ?? 0 }] : [];
-  });
-}
-
-/** Pinned messages among `messages` (each pin once, not the exchange it brings): what the appendix names. */
-export function pinnedAmong(path: readonly SessionEntry[], messages: readonly MessageEntry[]): MessageEntry[] {
-  const pinned = pinnedEntryIds(path);
-  return messages.filter((entry) => pinned.has(entry.id));
-}
-
 export interface ProposeOptions extends CountingDeps {
   summarize: SummarizeFn;
   signal: AbortSignal;
@@ -170,7 +108,7 @@ function planFor(path: readonly SessionEntry[], measured: MeasuredContext, setti
 export async function proposeCompaction(log: CompactionLog, options: ProposeOptions): Promise<CompactionProposal | null> {
   const path = log.path();
   const measured = measureContext(path, options);
-  const { budget, thresholds } = measured;
+  const { budget } = measured;
   const plan = planFor(path, measured, options.settings, options.force ?? false);
   const over = budget.used > budget.usable;
   if (over) {
@@ -180,26 +118,48 @@ export async function proposeCompaction(log: CompactionLog, options: ProposeOpti
   if (!plan || (!plan.needed && !over && !options.force)) return null;
   if (plan.summarizeEntryIds.length + plan.turnPrefixEntryIds.length === 0) return null;
   const cut: Cut = { firstKeptEntryId: plan.firstKeptEntryId, splitsTurn: plan.splitsTurn, carriedRequestId: plan.carriedRequestId };
+  return summarizeAt(log, measured, cut, { entryIds: plan.summarizeEntryIds, turnPrefixEntryIds: plan.turnPrefixEntryIds, lastRequestId: plan.lastRequestId }, options);
+}
+
+/**
+ * The proposal a review holds, summarized again (Regenerate, with the instructions given now): the same cut and the
+ * same entries, never planned anew, so what the person approves replaces exactly what the first proposal said it
+ * would. Refuses when the session moved on since (pins and labels aside).
+ */
+export async function proposeAgain(log: CompactionLog, proposal: CompactionProposal, options: Omit<ProposeOptions, 'force'>): Promise<CompactionProposal> {
+  if (proposal.handoff) throw new Error('A hand-off summary is proposed again from the context as it is (proposeHandoff).');
+  if (!onlyMarkedSince(log, proposal.leafId)) throw new Error('The session changed since this compaction was proposed; propose it again.');
+  const path = log.path();
+  return summarizeAt(log, measureContext(path, options), proposal, proposal.replaces, options);
+}
+
+/** Summarizes what `replaces` names for a summary at `cut`, and measures the context that would be sent after it. */
+async function summarizeAt(log: CompactionLog, measured: MeasuredContext, at: Cut, replaces: Replaced, options: Omit<ProposeOptions, 'force'>): Promise<CompactionProposal> {
+  const path = measured.path;
+  const cut: Cut = { firstKeptEntryId: at.firstKeptEntryId, splitsTurn: at.splitsTurn, carriedRequestId: at.carriedRequestId };
   const byId = new Map(path.filter(isMessageEntry).map((entry) => [entry.id, entry] as const));
   const pick = (ids: readonly string[]): MessageEntry[] => ids.flatMap((id) => byId.get(id) ?? []);
-  // The pins the context re-sends after this summary, as the builder will send them: the appendix names them.
-  const resent = contextParts([...path, draftEntry(path, { ...cut, summary: '', files: { read: [], modified: [] } })]).resent;
+  const pinned = pinsAfter(path, cut);
+  const last = replaces.lastRequestId === null ? undefined : byId.get(replaces.lastRequestId);
   const result = await options.summarize({
     cut,
-    entries: pick(plan.summarizeEntryIds),
-    turnPrefixEntries: pick(plan.turnPrefixEntryIds),
-    pinned: pinnedAmong(path, resent),
+    entries: pick(replaces.entryIds),
+    turnPrefixEntries: pick(replaces.turnPrefixEntryIds),
+    pinned,
+    lastRequest: last?.type === 'user' ? last : null,
     instructions: summaryInstructions(options.settings.compaction.customInstructions, options.instructions),
-    maxSummaryTokens: thresholds.summaryTokens,
+    maxSummaryTokens: measured.thresholds.summaryTokens,
     signal: options.signal,
   });
   const after = measureAfter(path, { ...result, ...cut }, options);
   return {
     ...result,
     ...cut,
-    summarized: sizes([...plan.summarizeEntryIds, ...plan.turnPrefixEntryIds], byId, measured),
+    replaces,
+    pinnedIds: pinned.map((entry) => entry.id),
+    summarized: sizes([...replaces.entryIds, ...replaces.turnPrefixEntryIds], byId, measured),
     kept: sentSizes(after),
-    tokensBefore: budget.used,
+    tokensBefore: measured.budget.used,
     tokensAfter: after.budget.used,
     fixedTokens: fixedOf(after),
     keptTokens: after.budget.breakdown.messages + after.budget.breakdown.toolResults,
@@ -207,18 +167,7 @@ export async function proposeCompaction(log: CompactionLog, options: ProposeOpti
     instructions: options.instructions,
   };
 }
-
-/**
- * The smallest context any compaction could leave, measured: the latest possible cut with an empty summary
- * (pins and the carried request included), plus the room a summary needs. Undefined when nothing can be cut.
- */
-export function minimumAfter(path: readonly SessionEntry[], lastCut: Cut | null, deps: CountingDeps): number | undefined {
-  if (lastCut === null) return undefined;
-  const measured = measureAfter(path, { ...lastCut, summary: '', files: { read: [], modified: [] } }, deps);
-  return measured.budget.used + measured.thresholds.summaryTokens;
-}
-
-// ─── 4. Apply: one CompactionEntry, recording the plan's cut ───
+// ─── 4. Apply a compaction: one CompactionEntry, recording the plan's cut (applyProposal.ts is the path every caller takes) ───
 
 export interface ApplyOptions {
   summary: string;
@@ -253,11 +202,13 @@ export async function applyCompaction(log: CompactionLog, proposal: CompactionPr
     files: proposal.files,
     ...(proposal.turnPrefixSummary !== undefined ? { turnPrefixSummary: proposal.turnPrefixSummary } : {}),
   };
-  // Pins made while the summary waited change what is sent after it: measured again, like an edited summary.
-  const tokensAfter = options.summary === proposal.summary && log.leafId === proposal.leafId ? proposal.tokensAfter : measureAfter(log.path(), draft, options.deps).budget.used;
+  // Pins made while the summary waited change what is sent after it: named in its appendix, and measured again.
+  const path = log.path();
+  const summary = withPinsNow(options.summary, proposal.pinnedIds, pinsAfter(path, draft), options.deps);
+  const tokensAfter = summary === proposal.summary && log.leafId === proposal.leafId ? proposal.tokensAfter : measureAfter(path, { ...draft, summary }, options.deps).budget.used;
   const entry = await log.append({
     type: 'compaction',
-    summary: options.summary,
+    summary,
     firstKeptEntryId: proposal.firstKeptEntryId,
     carriedRequestId: proposal.carriedRequestId,
     ...(proposal.turnPrefixSummary !== undefined ? { turnPrefixSummary: proposal.turnPrefixSummary } : {}),
@@ -270,105 +221,4 @@ export async function applyCompaction(log: CompactionLog, proposal: CompactionPr
     ...(options.model !== undefined ? { model: options.model } : {}),
   });
   return entry as CompactionEntry;
-}
-
-// ─── The plan as a report (the CLI's `inspect`): the same plan and measure the loop uses ───
-
-export interface PlanReportOptions {
-  contextWindow: number;
-  /** Where the window came from, reported as is (e.g. "option", "default"). */
-  windowSource: string;
-  model: string;
-  settings: Settings;
-  systemPrompt?: string;
-  tools?: readonly ChatToolDefinition[];
-  calibration?: Calibration;
-  /** Reuse a loaded counter / persisted counts (the CLI passes none). */
-  counter?: TokenCounter;
-  cache?: CountCache;
-}
-
-export interface PlanReport {
-  model: string;
-  encoding: string;
-  window: { tokens: number; source: string };
-  thresholds: Thresholds;
-  budget: Budget;
-  /** Our raw count of the prompt (before calibration). */
-  counted: number;
-  /** The usage report `used` rests on (used = its prompt tokens + what came after), or null. */
-  anchor: { promptTokens: number; countedPrompt: number } | null;
-  decision: BeforeCallDecision;
-  prune: PrunePlan;
-  /**
-   * The cut plan, with `needed` also set when the before-call decision is to compact. `tokensAfter` is the
-   * meter's measure of the context after compacting at this cut (pins, the carried request, fixed prompt and
-   * kept turns), with the summary at the full room it may take; `minimumAfter` the same at the latest cut.
-   */
-  compaction: CutPlan & { canHelp: boolean; tokensAfter: number | null };
-}
-
-const NO_CUT: Omit<CutPlan, 'needed' | 'minimumAfter'> = {
-  firstKeptEntryId: null,
-  splitsTurn: false,
-  carriedRequestId: null,
-  summarizeEntryIds: [],
-  turnPrefixEntryIds: [],
-  tokensToSummarize: 0,
-  tokensKept: 0,
-  shrunk: false,
-  fits: true,
-  lastCutEntryId: null,
-  lastCut: null,
-};
-
-export async function planReport(path: SessionEntry[], options: PlanReportOptions): Promise<PlanReport> {
-  const counter = options.counter ?? (await TokenCounter.create(options.model));
-  const deps: CountingDeps = {
-    counter,
-    cache: options.cache ?? new CountCache(),
-    ...(options.calibration ? { calibration: options.calibration } : {}),
-    settings: options.settings,
-    contextWindow: options.contextWindow,
-    windowKnown: options.windowSource !== 'default',
-    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
-    systemRole: 'system',
-    tools: options.tools ?? [],
-  };
-  const measured = measureContext(path, deps);
-  const { budget, thresholds } = measured;
-  const cut = planCompaction(path, measured.costs, {
-    keepRecentTokens: thresholds.keepRecent,
-    usable: budget.usable,
-    fixedTokens: fixedOf(measured),
-    currentSummaryTokens: budget.breakdown.summary,
-    summaryRoom: thresholds.summaryTokens,
-  });
-  const decision = decideBeforeCall(budget, {
-    autoCompact: options.settings.compaction.auto,
-    pruningEnabled: options.settings.pruning.enabled && thresholds.autoPrune,
-    prunableTokens: measured.prune.tokensFreed,
-    pruneAtPercent: thresholds.pruneAtPercent,
-    compactAt: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),
-  });
-  const minimum = (cut ? minimumAfter(path, cut.lastCut, deps) : undefined) ?? budget.used;
-  const tokensAfter = cut?.firstKeptEntryId ? measureAfter(path, { ...cut, summary: '', files: { read: [], modified: [] } }, deps).budget.used + thresholds.summaryTokens : null;
-  return {
-    model: options.model,
-    encoding: counter.encoding,
-    window: { tokens: thresholds.window, source: options.windowSource },
-    thresholds,
-    budget,
-    counted: measured.countedPrompt,
-    anchor: measured.anchor,
-    decision,
-    prune: measured.prune,
-    compaction: {
-      ...(cut ?? NO_CUT),
-      needed: decision === 'compact' || (cut?.needed ?? false),
-      minimumAfter: minimum,
-      tokensAfter,
-      canHelp: minimum <= budget.usable,
-    },
-  };
 }

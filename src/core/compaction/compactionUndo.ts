@@ -1,4 +1,5 @@
 // Restore Pre-Compaction Branch as an undo: the history before a compaction plus copies of every turn made after it.
+import { pathMarkers } from '../context/pathMarkers';
 import type { SessionEntry } from '../session/entries';
 import type { NewEntry } from '../session/newEntry';
 import type { SessionLog } from '../session/sessionLog';
@@ -103,11 +104,11 @@ export const RESUME_LABEL = 'automatic-compaction-resumed';
  * "Resume Automatic Compaction" (the RESUME_LABEL) came after: the pause a restore sets has a visible end.
  */
 export function awaitingCompactionConsent(path: readonly SessionEntry[]): boolean {
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'compaction') return false;
-    if (entry?.type === 'label' && entry.label === RESUME_LABEL) return false;
-    if (entry?.type === 'label' && entry.label === RESTORE_LABEL) return true;
+  // The labels after the latest compaction, newest first, from the markers kept per session (no walk of the path).
+  const markers = pathMarkers(path);
+  for (const label of markers.labelsAfter(markers.compaction?.index ?? -1)) {
+    if (label.label === RESUME_LABEL) return false;
+    if (label.label === RESTORE_LABEL) return true;
   }
   return false;
 }

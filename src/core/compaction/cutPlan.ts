@@ -1,7 +1,8 @@
 // Compaction, stage 1 of 4 (plan → summarize → propose → apply): where to cut, as data every later stage reads.
 import type { EntryCosts } from '../budget/meter';
-import { carriedRequest, contextParts } from '../context/contextBuilder';
-import { prunedToolResultIds } from '../context/contextMarkers';
+import { contextParts } from '../context/contextBuilder';
+import { droppedEntryIds, prunedToolResultIds } from '../context/contextMarkers';
+import { contextTurns, isRequest, sentRequest, turnByEntry } from '../context/contextTurns';
 import type { MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 
@@ -57,6 +58,11 @@ export interface CutPlan extends Cut {
   fits: boolean;
   /** An estimate of the smallest context any compaction could leave (fixed prompt, summary room, newest step); the runner measures it. */
   minimumAfter: number;
+  /**
+   * The request the summarized part ends in (the request of the turn its last message belongs to, while it is sent):
+   * the summary's appendix names it, or says it is carried when the cut splits its turn. Null when none is sent.
+   */
+  lastRequestId: string | null;
   /** The latest possible cut: keeping only from here is the most a compaction can free. */
   lastCutEntryId: string | null;
   /** That latest cut as data (what the smallest possible context after is measured with). */
@@ -194,23 +200,20 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const valid = validCuts(messages);
   const lastCut = valid.lastIndexOf(true);
   if (lastCut < 1) return null;
-  // A cut inside a turn carries that turn's request along verbatim (see carriedRequest): it is kept. Before
-  // the span's first request, the turn is the one the current compaction cut into (its request is carried now).
-  const current = carriedRequest(path);
-  const currentCost = current ? entryCost(current, costs, pruned) : 0;
-  const requestCost = new Array<number>(n + 1).fill(currentCost);
-  const requestAt = new Array<MessageEntry | undefined>(n + 1).fill(current);
-  for (let j = 1; j <= n; j++) {
-    const previous = messages[j - 1] as MessageEntry;
-    const isRequest = previous.type === 'user' && !previous.synthetic;
-    requestCost[j] = isRequest ? entryCost(previous, costs, pruned) : (requestCost[j - 1] ?? 0);
-    requestAt[j] = isRequest ? previous : requestAt[j - 1];
-  }
+  // A cut inside a turn carries that turn's request along verbatim: it is kept. The turns are contextTurns's, so the
+  // turn the current compaction cut into has the request it carries now, and a dropped request is carried no more.
+  const dropped = droppedEntryIds(path);
+  const turnOf = turnByEntry(contextTurns(path));
+  const requestOf = (at: number): MessageEntry | undefined => sentRequest(turnOf.get(messages[at]?.id ?? ''), dropped);
   const startsTurn = (cut: number): boolean => {
     const first = messages[cut];
-    return first !== undefined && first.type === 'user' && !first.synthetic;
+    return first !== undefined && isRequest(first);
   };
-  const carried = (cut: number): number => (startsTurn(cut) ? 0 : (requestCost[cut] ?? 0));
+  const requestAt = messages.map((_, at) => (startsTurn(at) ? undefined : requestOf(at)));
+  const carried = (cut: number): number => {
+    const request = requestAt[cut];
+    return request ? entryCost(request, costs, pruned) : 0;
+  };
   const keptFrom = suffix.map((tokens, cut) => tokens + carried(cut));
   const limit = maxKeptTokens(options);
   const chosen = chooseCut(messages, keptFrom, valid, Math.min(options.keepRecentTokens, limit));
@@ -222,14 +225,16 @@ export function planCompaction(path: readonly SessionEntry[], costs: EntryCosts,
   const restoredTokens = parts.restored.reduce((sum, entry) => sum + entryCost(entry, costs, pruned), 0);
   const total = suffix[0] ?? 0;
   // The request an earlier compaction carries, and what a drop undo brought back, are sent now too, before the span.
-  const sentNow = total + currentCost + restoredTokens;
+  const sentNow = total + (parts.carried ? entryCost(parts.carried, costs, pruned) : 0) + restoredTokens;
   const cutData = (at: number): Cut => {
     const splits = !startsTurn(at);
     return { firstKeptEntryId: messages[at]?.id ?? null, splitsTurn: splits, carriedRequestId: splits ? (requestAt[at]?.id ?? null) : null };
   };
+  const chosenCut = cutData(cut);
   return {
     needed: options.fixedTokens + options.currentSummaryTokens + sentNow > options.usable,
-    ...cutData(cut),
+    ...chosenCut,
+    lastRequestId: chosenCut.splitsTurn ? chosenCut.carriedRequestId : (requestOf(cut - 1)?.id ?? null),
     summarizeEntryIds: [...parts.restored.map((entry) => entry.id), ...ids(0, prefixStart)],
     turnPrefixEntryIds: ids(prefixStart, cut),
     tokensToSummarize: restoredTokens + total - (suffix[cut] ?? 0),

@@ -2,12 +2,14 @@
 import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { contextParts, sentEntries, wholeExchangesOf } from '../context/contextBuilder';
-import { pinnedEntryIds } from '../context/contextMarkers';
-import type { CompactionEntry, FileLedger, HandoffSource, MessageEntry, SessionEntry } from '../session/entries';
+import { droppedEntryIds, pinnedEntryIds } from '../context/contextMarkers';
+import { contextTurns, sentRequest } from '../context/contextTurns';
+import type { CompactionEntry, FileLedger, HandoffSource, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
 import type { NewEntry } from '../session/newEntry';
 import { newEntryId } from '../session/newEntry';
-import { fixedOf, onlyMarkedSince, pinnedAmong, sizes, summaryInstructions, type CompactionLog, type CompactionProposal, type ProposeOptions } from './compaction';
+import { onlyMarkedSince, summaryInstructions, type CompactionLog, type CompactionProposal, type ProposeOptions } from './compaction';
+import { fixedOf, pinnedAmong, sizes, withPinsNow } from './contextAfter';
 import { HANDOFF_CUT } from './cutPlan';
 
 /**
@@ -69,6 +71,17 @@ function measureSeed(seed: Seed, deps: CountingDeps): MeasuredContext {
   return measureContext(path, deps);
 }
 
+/** The request of the newest turn whose request is still sent: what a hand-off's summary names as the last one. */
+function latestRequest(path: readonly SessionEntry[]): UserEntry | undefined {
+  const dropped = droppedEntryIds(path);
+  const turns = contextTurns(path);
+  for (let at = turns.length - 1; at >= 0; at--) {
+    const request = sentRequest(turns[at], dropped);
+    if (request) return request;
+  }
+  return undefined;
+}
+
 /**
  * Summarizes everything the model sees now, as the context builder sends it (the previous summary, pinned
  * exchanges, the carried request and every message since, less what was dropped) for a new session. Null when
@@ -79,11 +92,14 @@ export async function proposeHandoff(log: CompactionLog, options: ProposeOptions
   const measured = measureContext(path, options);
   const entries = sentEntries(contextParts(path));
   if (entries.length === 0) return null;
+  const pinned = pinnedAmong(path, entries);
+  const lastRequest = latestRequest(path);
   const result = await options.summarize({
     cut: HANDOFF_CUT,
     entries,
     turnPrefixEntries: [],
-    pinned: pinnedAmong(path, entries),
+    pinned,
+    lastRequest: lastRequest ?? null,
     instructions: summaryInstructions(options.settings.compaction.customInstructions, options.instructions),
     maxSummaryTokens: measured.thresholds.summaryTokens,
     signal: options.signal,
@@ -95,6 +111,8 @@ export async function proposeHandoff(log: CompactionLog, options: ProposeOptions
     ...result,
     ...HANDOFF_CUT,
     handoff: true,
+    replaces: { entryIds: entries.map((entry) => entry.id), turnPrefixEntryIds: [], lastRequestId: lastRequest?.id ?? null },
+    pinnedIds: pinned.map((entry) => entry.id),
     summarized: sizes(entries.map((entry) => entry.id), byId, measured),
     kept: sizes(seed.copies.map((entry) => entry.id), byId, measured),
     tokensBefore: measured.budget.used,
@@ -126,7 +144,10 @@ export async function startHandoff(source: CompactionLog, proposal: CompactionPr
   if (!proposal.handoff) throw new Error('That proposal is a compaction, not a hand-off.');
   if (!onlyMarkedSince(source, proposal.leafId)) throw new Error('The session changed since this hand-off summary was made; nothing was started. Hand off again.');
   if (options.summary.trim() === '') throw new Error('The hand-off summary is empty; no session was started.');
-  const seed = seedOf(source.path(), options.summary, proposal.files);
+  // Its appendix names the pins the new session starts with: those of now (one made or removed during the review counts).
+  const path = source.path();
+  const summary = withPinsNow(options.summary, proposal.pinnedIds, pinnedAmong(path, sentEntries(contextParts(path))), options.deps);
+  const seed = seedOf(path, summary, proposal.files);
   const tokensAfter = measureSeed(seed, options.deps).budget.used;
   const log = await options.create(options.source);
   const written = new Map<string, string>();

@@ -1,27 +1,17 @@
-// Compaction, stage 2b: writing the summary with a model call, every request measured to fit the summarizing model's window.
-import { measureRequest, requestRoom } from '../budget/meter';
+// Compaction, stage 2b: writing the summary with model calls, each request fitted to the summarizing model's window in one step.
 import type { ChatMessage } from '../context/chatMessage';
 import { splitAtLatestCompaction } from '../context/contextBuilder';
 import { droppedEntryIds, prunedToolResultIds, TURN_PREFIX_HEADING } from '../context/contextMarkers';
 import { droppedParts } from '../context/contextDrops';
 import type { ModelStream } from '../llm/modelStream';
-import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry } from '../session/entries';
+import type { CompactionEntry, FileLedger, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import type { TokenCounter } from '../tokens/tokenCounter';
 import type { Cut } from './cutPlan';
-import {
-  chunkBlocks,
-  correctionMessage,
-  entryBlock,
-  extendFileLedger,
-  fitTokens,
-  stripAppendix,
-  summaryAppendix,
-  summaryMessages,
-  turnPrefixMessages,
-  validateModelSummary,
-  validateSummary,
-  type AppendixInput,
-} from './summaryPrompt';
+import { APPENDIX_SHARE, extendFileLedger, pinnedReference, stripAppendix, summaryAppendix, type AppendixInput } from './summaryAppendix';
+import { correctionMessage, summaryMessages, turnPrefixMessages } from './summaryPrompt';
+import { fitSummaryRequest, RequestTooLargeError, type FitOptions, type FittedRequest, type RequestDraft, type RequestParts } from './summaryRequest';
+import { entryBlock } from './summaryTranscript';
+import { validateModelSummary, validateSummary } from './summaryValidation';
 
 // ─── What stage 2 is given and returns ───
 
@@ -37,6 +27,11 @@ export interface SummarizeRequest {
   turnPrefixEntries: MessageEntry[];
   /** Pinned messages the context sends verbatim after the summary: the appendix names them, never repeats them. */
   pinned: MessageEntry[];
+  /**
+   * The request the summarized part ends in, as the plan decided it (the request of the turn its last message belongs
+   * to, while it is sent): the summary keeps it in its Goal, and the appendix names it or says it is carried. Null: none.
+   */
+  lastRequest: UserEntry | null;
   instructions?: string;
   /** Most tokens the summary may take, in the summarizer's count (the window's summary threshold). */
   maxSummaryTokens: number;
@@ -76,87 +71,6 @@ export class SummarizerError extends Error {
   }
 }
 
-// ─── Sizes: every request is measured by the meter before it is sent ───
-
-/** The appendix may take this share of the summary's token budget; it is capped, counted and validated. */
-const APPENDIX_SHARE = 0.5;
-/** Room for the correction request a failed validation adds (its list of problems). */
-const CORRECTION_ROOM = 256;
-/** A chunk of transcript smaller than this is not worth a call: the retry's room is given up first. */
-const MIN_CHUNK = 256;
-/** The request the conversation ends in may take this share of a request's room (it is carried verbatim anyway). */
-const REQUEST_SHARE = 0.25;
-/** The list of dropped parts may take this share. */
-const DROPPED_SHARE = 0.1;
-/** A previous summary (edited by a person, it may be longer than asked) may take this share. */
-const PREVIOUS_SHARE = 0.34;
-
-/** The fixed parts of every summary request, capped to their share of the room so the transcript always has some. */
-interface FixedParts {
-  previous: string | null;
-  request: string | null;
-  dropped: string[];
-}
-
-function fixedParts(previous: string | null, request: string | null, dropped: readonly string[], room: number, maxTokens: number, count: (text: string) => number): FixedParts {
-  const listed: string[] = [];
-  let used = 0;
-  // Newest first: the latest drops say most about the approach the summary must not redo.
-  for (let index = dropped.length - 1; index >= 0; index--) {
-    const line = dropped[index] ?? '';
-    const tokens = count(line) + 2;
-    if (used + tokens > room * DROPPED_SHARE) {
-      listed.unshift(`(${index + 1} earlier dropped part${index === 0 ? '' : 's'} not listed)`);
-      break;
-    }
-    listed.unshift(line);
-    used += tokens;
-  }
-  return {
-    previous: previous === null ? null : fitTokens(previous, Math.max(maxTokens, Math.floor(room * PREVIOUS_SHARE)), count),
-    request: request === null ? null : fitTokens(request, Math.floor(room * REQUEST_SHARE), count),
-    dropped: listed,
-  };
-}
-
-/**
- * `messages` as sent, or with `transcript` shortened until the meter says they fit; a clear error when even the
- * fixed parts do not (the summarizing model's window is too small for this session's requests).
- */
-function fitted(build: (transcript: string) => ChatMessage[], transcript: string, input: SummarizeInput, maxOutput: number): ChatMessage[] {
-  const count = (text: string): number => input.counter.countText(text);
-  let text = transcript;
-  let messages = build(text);
-  let measured = measureRequest(messages, input.counter, input.summaryWindow, maxOutput);
-  for (let attempt = 0; !measured.fits && attempt < 6; attempt++) {
-    const excess = measured.tokens - measured.room;
-    const limit = count(text) - excess - 16;
-    if (limit <= 0) break;
-    text = fitTokens(text, limit, count);
-    messages = build(text);
-    measured = measureRequest(messages, input.counter, input.summaryWindow, maxOutput);
-  }
-  if (!measured.fits) {
-    throw new SummarizerError(
-      `Summarizing failed: the summary request needs ${measured.tokens.toLocaleString('en-US')} tokens besides the conversation, more than the summarizing model's window of ${input.summaryWindow.toLocaleString('en-US')} tokens leaves with ${maxOutput.toLocaleString('en-US')} for the summary. Choose a summary model with a larger window (compactionAgent.compaction.summaryModel).`,
-    );
-  }
-  return messages;
-}
-
-/** One model call, validated; on problems one corrective retry carrying the problems back, when it fits the window. */
-async function completeValidated(messages: ChatMessage[], input: SummarizeInput, maxTokens: number): Promise<{ text: string; problems: string[] }> {
-  const limits = { maxTokens, countTokens: (text: string) => input.counter.countText(text) };
-  const first = (await input.complete(messages, { maxTokens, signal: input.signal })).trim();
-  const firstProblems = validateModelSummary(first, limits);
-  if (firstProblems.length === 0) return { text: first, problems: [] };
-  const retry = [...messages, { role: 'assistant' as const, content: first }, correctionMessage(firstProblems)];
-  // A retry that would overflow is not sent: the first answer goes to the person's review instead.
-  if (!measureRequest(retry, input.counter, input.summaryWindow, maxTokens).fits) return { text: first, problems: firstProblems };
-  const second = (await input.complete(retry, { maxTokens, signal: input.signal })).trim();
-  return { text: second, problems: validateModelSummary(second, limits) };
-}
-
 // ─── What the summary says besides the model's text ───
 
 /** Index on the path of the last entry this summary replaces (it covers everything up to it). */
@@ -173,27 +87,17 @@ function cutIndex(path: readonly SessionEntry[], firstKeptEntryId: string | null
 }
 
 /**
- * Every request the user made before the last one on the path up to `end`, oldest first (earlier compactions
- * included); requests the person dropped are named under "Dropped on purpose" instead.
+ * Every request the user made on the path up to `end` but `last` (the one the summarized part ends in, named on its
+ * own), oldest first (earlier compactions included); requests the person dropped are named under "Dropped on purpose".
  */
-function earlierRequests(path: readonly SessionEntry[], end: number): string[] {
+function earlierRequests(path: readonly SessionEntry[], end: number, last: UserEntry | null): string[] {
   const dropped = droppedEntryIds(path);
   const requests: string[] = [];
   for (let index = 0; index <= end; index++) {
     const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) requests.push(entry.text);
+    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id) && entry.id !== last?.id) requests.push(entry.text);
   }
-  requests.pop();
   return requests;
-}
-
-function lastUserRequest(path: readonly SessionEntry[], end: number): string | null {
-  const dropped = droppedEntryIds(path);
-  for (let index = end; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'user' && !entry.synthetic && !dropped.has(entry.id)) return entry.text;
-  }
-  return null;
 }
 
 /**
@@ -220,38 +124,73 @@ export function previousSummaryText(previous: CompactionEntry | null): string | 
   return parts.join('\n\n');
 }
 
-/** The first non-empty line after the block's role tag, shortened. */
-function firstLine(block: string): string {
-  const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  const [tag = '', body] = lines;
-  const text = body !== undefined && /^\[[^\]]*\]$/.test(tag) ? `${tag} ${body}` : tag;
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+// ─── The summary itself: each request built, measured and shrunk in one step (summaryRequest.ts) ───
+
+/** The summarizing model's window could not hold even the least of a request: said in words the person can act on. */
+function tooLarge(error: unknown, input: SummarizeInput, maxOutput: number): unknown {
+  if (!(error instanceof RequestTooLargeError)) return error;
+  const needed = Number.isFinite(error.tokens) ? `${error.tokens.toLocaleString('en-US')} tokens besides the conversation` : 'more tokens besides the conversation';
+  return new SummarizerError(
+    `Summarizing failed: the summary request needs ${needed}, more than the summarizing model's window of ${input.summaryWindow.toLocaleString('en-US')} tokens leaves with ${maxOutput.toLocaleString('en-US')} for the summary. Choose a summary model with a larger window (compactionAgent.compaction.summaryModel).`,
+  );
 }
 
-// ─── The summary itself ───
+function fit(draft: RequestDraft, options: Omit<FitOptions, 'counter' | 'window' | 'maxOutput'>, input: SummarizeInput, maxOutput: number): FittedRequest {
+  try {
+    return fitSummaryRequest(draft, { ...options, counter: input.counter, window: input.summaryWindow, maxOutput });
+  } catch (error) {
+    throw tooLarge(error, input, maxOutput);
+  }
+}
 
-/** Summarizes the head of a split turn in bullets, in parts when it is long, each part's request measured. */
-async function summarizeTurnPrefix(prefix: readonly MessageEntry[], pruned: ReadonlySet<string>, input: SummarizeInput, maxTokens: number): Promise<string> {
+/** Room a correction retry adds to its first request: the answer (at most `maxTokens`) and the longest list of problems. */
+function retryRoom(input: SummarizeInput, maxTokens: number): number {
   const count = (text: string): number => input.counter.countText(text);
-  const room = requestRoom(input.counter, input.summaryWindow, maxTokens);
-  const fixed = measureRequest(turnPrefixMessages('', 'x'), input.counter, input.summaryWindow, maxTokens).tokens + maxTokens;
-  const chunks = chunkBlocks(prefix.map((entry) => entryBlock(entry, pruned)), Math.max(MIN_CHUNK, room - fixed), count);
+  const problems = validateModelSummary('', { maxTokens, countTokens: () => maxTokens + 1 });
+  return maxTokens + input.counter.countMessage({ role: 'assistant', content: '' }) + input.counter.countMessage(correctionMessage(problems)) + count(String(maxTokens * 10));
+}
+
+/**
+ * One part of the summary: a model call, validated; on problems one corrective retry carrying the problems back. The
+ * retry sends what the first request sent, fitted in the same step (its room was kept free when the transcript allowed).
+ */
+async function summarizePart(draft: RequestDraft, build: FitOptions['build'], input: SummarizeInput, maxTokens: number): Promise<{ text: string; problems: string[]; taken: number }> {
+  const first = fit(draft, { build, reserve: retryRoom(input, maxTokens) }, input, maxTokens);
+  const limits = { maxTokens, countTokens: (text: string) => input.counter.countText(text) };
+  const answer = (await input.complete(first.messages, { maxTokens, signal: input.signal })).trim();
+  const problems = validateModelSummary(answer, limits);
+  if (problems.length === 0) return { text: answer, problems, taken: first.taken };
+  let retry: FittedRequest;
+  try {
+    retry = fitSummaryRequest(draft, { build, counter: input.counter, window: input.summaryWindow, maxOutput: maxTokens, take: first.taken, tail: [{ role: 'assistant', content: answer }, correctionMessage(problems)] });
+  } catch (error) {
+    // A retry that cannot fit is not sent: the first answer goes to the person's review instead.
+    if (error instanceof RequestTooLargeError) return { text: answer, problems, taken: first.taken };
+    throw error;
+  }
+  const second = (await input.complete(retry.messages, { maxTokens, signal: input.signal })).trim();
+  return { text: second, problems: validateModelSummary(second, limits), taken: first.taken };
+}
+
+/** Summarizes the head of a split turn in bullets, in parts when it is long, each part's request fitted in one step. */
+async function summarizeTurnPrefix(prefix: readonly MessageEntry[], pruned: ReadonlySet<string>, input: SummarizeInput, maxTokens: number): Promise<string> {
+  const blocks = prefix.map((entry) => entryBlock(entry, pruned));
   let bullets: string | null = null;
-  for (const transcript of chunks) {
+  for (let from = 0; from < blocks.length; ) {
     input.signal?.throwIfAborted();
-    const earlier = bullets;
-    const messages = fitted((text) => turnPrefixMessages(text, earlier), transcript, input, maxTokens);
-    bullets = (await input.complete(messages, { maxTokens, signal: input.signal })).trim();
+    const request = fit({ blocks: blocks.slice(from), previous: bullets, request: null, dropped: [] }, { build: (parts) => turnPrefixMessages(parts.transcript, parts.previous) }, input, maxTokens);
+    bullets = (await input.complete(request.messages, { maxTokens, signal: input.signal })).trim();
+    from += Math.max(1, request.taken);
   }
   return bullets ?? '';
 }
 
 /**
- * Summarizes the previous summary plus the replaced entries. When that input exceeds the summarizing model's
- * window it is summarized in chunks, each with the running summary; every request (chunk, retry, split turn) is
- * measured with the verbatim request, the dropped list and the previous summary it carries, so none overflows.
- * The turn prefix of a split turn gets its own short summary. The appendix (files, requests, pins, drops) is added
- * by code, reading the plan's cut. Two failed validations return needsReview instead of a silently bad summary.
+ * Summarizes the previous summary plus the replaced entries. When that input exceeds the summarizing model's window
+ * it is summarized in parts, each request carrying the running summary, the verbatim request and the dropped list,
+ * built and measured until it fits (summaryRequest.ts), so none overflows. The turn prefix of a split turn gets its
+ * own short summary. The appendix (files, requests, pins, drops) is added by code, reading the plan's cut and the
+ * request it says the summarized part ends in. Two failed validations return needsReview instead of a silently bad summary.
  */
 export async function summarize(input: SummarizeInput): Promise<SummarizeResult> {
   const maxTokens = input.maxSummaryTokens ?? Math.min(13_107, Math.floor(input.summaryWindow / 4));
@@ -259,29 +198,20 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const replaced = input.entries;
   const prefix = input.turnPrefixEntries;
   const end = coveredEnd(input.path, [...replaced, ...prefix]);
-  const request = lastUserRequest(input.path, end);
+  const request = input.lastRequest;
   const dropped = droppedParts(input.path, cutIndex(input.path, input.cut.firstKeptEntryId) - 1);
-  const room = requestRoom(input.counter, input.summaryWindow, maxTokens);
-  const fixed = fixedParts(previousSummaryText(input.previous), request, dropped, room, maxTokens, count);
-  const prompt = (transcript: string, running: string | null, chunk: { index: number; count: number }): ChatMessage[] =>
-    summaryMessages({ transcript, previousSummary: running, instructions: input.instructions, chunk, currentRequest: fixed.request, maxTokens, dropped: fixed.dropped });
-  // Every chunk after the first carries the running summary instead of the previous one: room for the larger.
-  const runningRoom = Math.max(0, maxTokens - (fixed.previous === null ? 0 : count(fixed.previous))) + 32;
-  const fixedTokens = measureRequest(prompt('', fixed.previous, { index: 1, count: 2 }), input.counter, input.summaryWindow, maxTokens).tokens + runningRoom;
-  const withRetry = room - fixedTokens - maxTokens - CORRECTION_ROOM;
-  const chunkBudget = withRetry >= MIN_CHUNK ? withRetry : Math.max(MIN_CHUNK, room - fixedTokens);
   const pruned = prunedToolResultIds(input.path);
-  const chunks = chunkBlocks(replaced.map((entry) => entryBlock(entry, pruned)), chunkBudget, count);
-  let running = fixed.previous;
+  const blocks = replaced.length > 0 ? replaced.map((entry) => entryBlock(entry, pruned)) : ['(no new messages)'];
+  let running = previousSummaryText(input.previous);
   let problems: string[] = [];
-  for (const [index, transcript] of (chunks.length > 0 ? chunks : ['(no new messages)']).entries()) {
+  for (let from = 0, index = 1; from < blocks.length; index++) {
     input.signal?.throwIfAborted();
-    const chunk = { index: index + 1, count: chunks.length };
-    const earlier = running;
-    const messages = fitted((text) => prompt(text, earlier, chunk), transcript, input, maxTokens);
-    const result = await completeValidated(messages, input, maxTokens);
-    running = result.text;
-    problems = result.problems;
+    const build = (parts: RequestParts): ChatMessage[] =>
+      summaryMessages({ transcript: parts.transcript, previousSummary: parts.previous, instructions: input.instructions, chunk: { index, last: parts.last }, currentRequest: parts.request, maxTokens, dropped: parts.dropped });
+    const part = await summarizePart({ blocks: blocks.slice(from), previous: running, request: request?.text ?? null, dropped }, build, input, maxTokens);
+    running = part.text;
+    problems = part.problems;
+    from += Math.max(1, part.taken);
   }
   let turnPrefixSummary: string | undefined;
   if (prefix.length > 0) {
@@ -293,11 +223,11 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeResult>
   const appendix = cappedAppendix(
     {
       files,
-      lastUserRequest: request,
+      lastUserRequest: request?.text ?? null,
       // The plan's decision: the request is carried verbatim after the summary, so the appendix names it, once.
-      requestCarried: input.cut.splitsTurn && input.cut.carriedRequestId !== null,
-      earlierRequests: earlierRequests(input.path, end),
-      pinned: input.pinned.map((entry) => `kept verbatim after this summary: ${firstLine(entryBlock(entry))}`),
+      requestCarried: input.cut.splitsTurn && input.cut.carriedRequestId !== null && input.cut.carriedRequestId === request?.id,
+      earlierRequests: earlierRequests(input.path, end, request),
+      pinned: input.pinned.map(pinnedReference),
       dropped,
     },
     appendixLimit,
@@ -341,6 +271,7 @@ export function modelSummarizer(options: ModelSummarizerOptions): SummarizeFn {
       entries: request.entries,
       turnPrefixEntries: request.turnPrefixEntries,
       pinned: request.pinned,
+      lastRequest: request.lastRequest,
       previous: splitAtLatestCompaction(path).compaction ?? null,
       ...(request.instructions !== undefined ? { instructions: request.instructions } : {}),
       complete,

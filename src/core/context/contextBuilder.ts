@@ -2,7 +2,8 @@
 import type { ChatMessage } from './chatMessage';
 import type { CompactionEntry, MessageEntry, SessionEntry, UserEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { droppedEntryIds, pinnedEntryIds, prunedToolResultIds, summaryMessageText } from './contextMarkers';
+import { summaryMessageText } from './contextMarkers';
+import { pathMarkers, type PathMarkers, type PlacedCompaction } from './pathMarkers';
 import { repairToolPairs, type Candidate, type ContextItem } from './toolPairRepair';
 
 export { SUMMARY_PREFIX, droppedEntryIds, prunePlaceholder, prunedToolResultIds, pinnedEntryIds, summaryMessageText } from './contextMarkers';
@@ -29,18 +30,16 @@ export interface PathSplit {
 }
 
 export function splitAtLatestCompaction(path: readonly SessionEntry[]): PathSplit {
-  let at = -1;
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]?.type === 'compaction') {
-      at = i;
-      break;
-    }
-  }
-  const compaction = at >= 0 ? (path[at] as CompactionEntry) : null;
-  if (!compaction) return { compaction: null, summarized: [], kept: [...path] };
-  const firstKept = compaction.firstKeptEntryId === null ? -1 : path.findIndex((entry, i) => i < at && entry.id === compaction.firstKeptEntryId);
-  const cut = firstKept >= 0 ? firstKept : at;
-  return { compaction, summarized: path.slice(0, cut), kept: [...path.slice(cut, at), ...path.slice(at + 1)] };
+  const latest = pathMarkers(path).compaction;
+  if (!latest) return { compaction: null, summarized: [], kept: [...path] };
+  return {
+    compaction: latest.entry,
+    // Only the cut plan, the summarizer and a hand-off read it: copied when asked for, not on every call.
+    get summarized(): SessionEntry[] {
+      return path.slice(0, latest.cut);
+    },
+    kept: [...path.slice(latest.cut, latest.index), ...path.slice(latest.index + 1)],
+  };
 }
 
 /**
@@ -73,28 +72,8 @@ export function wholeExchangesOf(messages: readonly MessageEntry[], chosenIds: R
   return messages.filter((entry) => chosen.has(entry.id));
 }
 
-/** The latest compaction on the path up to and including an entry, with its index: one answer per entry (its prefix is fixed). */
-const latestByEntry = new WeakMap<SessionEntry, { compaction: CompactionEntry; index: number } | null>();
 /** What each compaction carries (fixed by the entries before it). */
 const carriedByCompaction = new WeakMap<CompactionEntry, UserEntry | null>();
-
-/** The latest compaction on `path`; walks back only over entries not seen before, so it costs O(1) per appended entry. */
-function latestCompactionOn(path: readonly SessionEntry[]): { compaction: CompactionEntry; index: number } | null {
-  let from = path.length - 1;
-  while (from >= 0 && !latestByEntry.has(path[from] as SessionEntry)) from--;
-  let latest = from >= 0 ? (latestByEntry.get(path[from] as SessionEntry) ?? null) : null;
-  // A cached answer holds only when it is on this path at the same place (the entry's prefix is its own).
-  if (latest && path[latest.index] !== latest.compaction) {
-    latest = null;
-    from = -1;
-  }
-  for (let index = from + 1; index < path.length; index++) {
-    const entry = path[index] as SessionEntry;
-    if (entry.type === 'compaction') latest = { compaction: entry, index };
-    latestByEntry.set(entry, latest);
-  }
-  return latest;
-}
 
 /**
  * The request the latest compaction carries verbatim after its summary, for as long as it is the latest, so
@@ -103,13 +82,16 @@ function latestCompactionOn(path: readonly SessionEntry[]): { compaction: Compac
  * before that field existed derive it from the cut. Undefined when the cut fell at a turn start.
  */
 export function carriedRequest(path: readonly SessionEntry[]): UserEntry | undefined {
-  const latest = latestCompactionOn(path);
+  return carriedBy(path, pathMarkers(path).compaction);
+}
+
+function carriedBy(path: readonly SessionEntry[], latest: PlacedCompaction | null): UserEntry | undefined {
   if (!latest) return undefined;
-  const known = carriedByCompaction.get(latest.compaction);
+  const known = carriedByCompaction.get(latest.entry);
   if (known !== undefined) return known ?? undefined;
-  const recorded = latest.compaction.carriedRequestId;
-  const carried = recorded === undefined ? requestCutInto(path, latest.index, latest.compaction.firstKeptEntryId) : recorded === null ? undefined : requestBefore(path, latest.index, latest.compaction.firstKeptEntryId, recorded);
-  carriedByCompaction.set(latest.compaction, carried ?? null);
+  const recorded = latest.entry.carriedRequestId;
+  const carried = recorded === undefined ? requestCutInto(path, latest.index, latest.entry.firstKeptEntryId) : recorded === null ? undefined : requestBefore(path, latest.index, latest.entry.firstKeptEntryId, recorded);
+  carriedByCompaction.set(latest.entry, carried ?? null);
   return carried;
 }
 
@@ -155,41 +137,55 @@ function requestCutInto(path: readonly SessionEntry[], at: number, firstKeptEntr
  * Summarized entries no summary covers that are in the context again: a compaction summarized them while they
  * were dropped (its summary names them as dropped, without their content), and a drop undo after it brought them
  * back. They are sent verbatim after the summary until a later compaction summarizes them (its cut plan gives them
- * to the summarizer) or they are dropped again. One walk of the path; empty when no undo follows a compaction.
+ * to the summarizer) or they are dropped again. One walk of the path, each drop costing its own ids: empty when no
+ * undo follows a compaction.
  */
 export function restoredEntryIds(path: readonly SessionEntry[]): Set<string> {
-  const dropped = new Set<string>();
-  const leftOut = new Set<string>();
-  let covered = 0;
-  for (let index = 0; index < path.length; index++) {
+  return new Set(pathMarkers(path).restored().keys());
+}
+
+/**
+ * The context of a path before what the person dropped is taken out (`dropped` names it): contextParts sends it less
+ * the dropped, and contextTurns (contextTurns.ts) numbers its turns with the dropped ones marked. The one place that
+ * decides what a drop undo brought back (`restoredIds`) and which request is carried (`carried`).
+ */
+export interface ContextSpan {
+  compaction: CompactionEntry | null;
+  /** Everything the latest compaction summarized away (before its cut), in path order. */
+  summarized: SessionEntry[];
+  /** Summarized messages re-sent verbatim after the summary (pinned exchanges, what a drop undo brought back), in path order. */
+  resent: MessageEntry[];
+  /** Of `resent`: what a drop undo brought back (no summary covers it; the next compaction summarizes it). */
+  restoredIds: ReadonlySet<string>;
+  /** The request the latest compaction carries verbatim after its summary (dropped or not; sent once even when re-sent). */
+  carried: UserEntry | undefined;
+  /** Messages kept verbatim after the cut and everything since, in path order (dropped or not). */
+  kept: MessageEntry[];
+  dropped: { has(id: string): boolean };
+}
+
+export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
+  const markers = pathMarkers(path);
+  const latest = markers.compaction;
+  const restored = latest ? markers.restored() : new Map<string, number>();
+  const kept: MessageEntry[] = [];
+  for (let index = latest ? latest.cut : 0; index < path.length; index++) {
     const entry = path[index] as SessionEntry;
-    if (entry.type === 'drop') {
-      for (const id of entry.entryIds) {
-        if (entry.dropped) dropped.add(id);
-        else dropped.delete(id);
-      }
-      continue;
-    }
-    if (entry.type !== 'compaction') continue;
-    // What this compaction's summarizer was given: whatever earlier summaries left out and is back now.
-    for (const id of leftOut) if (!dropped.has(id)) leftOut.delete(id);
-    let cut = index;
-    if (entry.firstKeptEntryId !== null) {
-      for (let at = index - 1; at >= covered; at--) {
-        if (path[at]?.id === entry.firstKeptEntryId) {
-          cut = at;
-          break;
-        }
-      }
-    }
-    for (let at = covered; at < cut; at++) {
-      const id = (path[at] as SessionEntry).id;
-      if (dropped.has(id)) leftOut.add(id);
-    }
-    covered = Math.max(covered, cut);
+    if (index !== latest?.index && isMessageEntry(entry)) kept.push(entry);
   }
-  for (const id of dropped) leftOut.delete(id);
-  return leftOut;
+  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
+  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
+  return {
+    compaction: latest?.entry ?? null,
+    get summarized(): SessionEntry[] {
+      return latest ? path.slice(0, latest.cut) : [];
+    },
+    resent: latest ? resentEntries(path, markers, latest, restored) : [],
+    restoredIds: new Set(restored.keys()),
+    carried: carriedBy(path, latest),
+    kept,
+    dropped: markers.dropped,
+  };
 }
 
 /**
@@ -210,26 +206,73 @@ export interface ContextParts {
   kept: MessageEntry[];
 }
 
-/** The parts of the context a path sends; what the person dropped stays out of every part, pinned or not. */
+/** Positions of a pinned summarized message's whole tool exchange (see wholeExchangesOf), by compaction: its summary fixes them. */
+const exchangesByCompaction = new WeakMap<CompactionEntry, Map<SessionEntry, number[]>>();
+
+/** The results an assistant message's calls got before `end`: each paired with the nearest earlier caller of its id. */
+function resultsOf(path: readonly SessionEntry[], at: number, end: number, into: number[]): void {
+  const entry = path[at];
+  if (entry?.type !== 'assistant') return;
+  const open = new Set(entry.toolCalls.map((call) => call.id));
+  for (let index = at + 1; index < end && open.size > 0; index++) {
+    const next = path[index] as SessionEntry;
+    if (next.type === 'assistant') for (const call of next.toolCalls) open.delete(call.id);
+    else if (next.type === 'toolResult' && open.has(next.toolCallId)) into.push(index);
+  }
+}
+
+/** The whole exchange of the message at `at` among the messages before `end`, as positions (wholeExchangesOf for one id). */
+function exchangeAt(path: readonly SessionEntry[], at: number, end: number): number[] {
+  const entry = path[at] as SessionEntry;
+  const positions = [at];
+  if (entry.type === 'assistant') resultsOf(path, at, end, positions);
+  if (entry.type !== 'toolResult') return positions;
+  for (let owner = at - 1; owner >= 0; owner--) {
+    const candidate = path[owner] as SessionEntry;
+    if (candidate.type !== 'assistant' || !candidate.toolCalls.some((call) => call.id === entry.toolCallId)) continue;
+    positions.push(owner);
+    resultsOf(path, owner, end, positions);
+    break;
+  }
+  return positions;
+}
+
+/** Summarized messages re-sent after the summary (pinned exchanges, what an undo brought back), in path order, dropped ones too. */
+function resentEntries(path: readonly SessionEntry[], markers: PathMarkers, latest: PlacedCompaction, restored: ReadonlyMap<string, number>): MessageEntry[] {
+  let exchanges = exchangesByCompaction.get(latest.entry);
+  if (!exchanges) {
+    exchanges = new Map();
+    exchangesByCompaction.set(latest.entry, exchanges);
+  }
+  const positions = new Set<number>();
+  for (const id of markers.pinnedIds()) {
+    const at = markers.pinnedAt(id);
+    const entry = at === undefined ? undefined : path[at];
+    if (at === undefined || at >= latest.cut || !entry || !isMessageEntry(entry)) continue;
+    let known = exchanges.get(entry);
+    if (!known) {
+      known = exchangeAt(path, at, latest.cut);
+      exchanges.set(entry, known);
+    }
+    for (const position of known) positions.add(position);
+  }
+  for (const at of restored.values()) if (at < latest.cut && isMessageEntry(path[at] as SessionEntry)) positions.add(at);
+  return [...positions].sort((a, b) => a - b).map((at) => path[at] as MessageEntry);
+}
+
+/** The parts of the context a path sends: its span less what the person dropped, pinned or not. */
 export function contextParts(path: readonly SessionEntry[]): ContextParts {
-  const { compaction, summarized, kept } = splitAtLatestCompaction(path);
-  const dropped = droppedEntryIds(path);
-  const sent = (entry: MessageEntry): boolean => !dropped.has(entry.id);
-  const summarizedMessages = summarized.filter(isMessageEntry);
-  const restoredIds = compaction ? restoredEntryIds(path) : new Set<string>();
-  const pinned = wholeExchangesOf(summarizedMessages, pinnedEntryIds(path));
-  const resentIds = new Set([...pinned.map((entry) => entry.id), ...restoredIds]);
-  const resent = summarizedMessages.filter((entry) => resentIds.has(entry.id) && sent(entry));
-  // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
-  // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
-  const request = carriedRequest(path);
+  const span = contextSpan(path);
+  const sent = (entry: MessageEntry): boolean => !span.dropped.has(entry.id);
+  const resent = span.resent.filter(sent);
+  const carried = span.carried;
   return {
-    compaction,
-    summarized,
+    compaction: span.compaction,
+    summarized: span.summarized,
     resent,
-    restored: resent.filter((entry) => restoredIds.has(entry.id)),
-    carried: request && sent(request) && !resentIds.has(request.id) ? request : undefined,
-    kept: kept.filter(isMessageEntry).filter(sent),
+    restored: resent.filter((entry) => span.restoredIds.has(entry.id)),
+    carried: carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined,
+    kept: span.kept.filter(sent),
   };
 }
 
@@ -254,6 +297,6 @@ export function buildContext(path: readonly SessionEntry[], options: BuildContex
     ...parts.kept.map((entry): Candidate => ({ entry, kind: 'entry' })),
   ];
   // One by one: a spread of a long session's messages would overflow the call stack (about 125k arguments).
-  for (const item of repairToolPairs(sequence, prunedToolResultIds(path))) items.push(item);
+  for (const item of repairToolPairs(sequence, pathMarkers(path).pruned)) items.push(item);
   return { messages: items.map((item) => item.message), items, compactionId: parts.compaction?.id ?? null };
 }

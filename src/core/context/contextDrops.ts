@@ -1,81 +1,11 @@
-// What a person can drop from the context: its turns and tool steps, numbered, each a whole set of tool exchanges.
+// What a person can drop from the context (the turns of contextTurns.ts and their tool steps, each a whole set of tool exchanges), and how drops are named.
+import { boundList, type BoundedList } from '../session/boundedList';
 import type { AssistantEntry, MessageEntry, SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
-import { contextParts, splitAtLatestCompaction } from './contextBuilder';
-import { droppedEntryIds } from './contextMarkers';
+import { stepsOf, type ContextTurn } from './contextTurns';
 
-/** One tool step of a turn: the assistant message that made calls and the results of those calls. */
-export interface ContextStep {
-  /** "3.2": turn 3, its second tool step. */
-  number: string;
-  entryIds: string[];
-  /** The tools it called, e.g. "read_file, run_command". */
-  tools: string;
-  dropped: boolean;
-}
-
-/** One turn of the context since the latest compaction: a request of the person and everything up to the next one. */
-export interface ContextTurn {
-  number: number;
-  entryIds: string[];
-  /** The request's first line, shortened; "(continued)" for messages before the first request in the span. */
-  request: string;
-  steps: ContextStep[];
-  dropped: boolean;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
-  return line.length > 70 ? `${line.slice(0, 69)}…` : line || '(empty)';
-}
-
-/**
- * The results of each assistant message's calls, paired by position like the context builder does (servers that
- * number calls per response reuse ids): a result belongs to the nearest earlier assistant message that made a call
- * with its id.
- */
-function stepsOf(messages: readonly MessageEntry[]): Map<AssistantEntry, MessageEntry[]> {
-  const steps = new Map<AssistantEntry, MessageEntry[]>();
-  const caller = new Map<string, AssistantEntry>();
-  for (const entry of messages) {
-    if (entry.type === 'assistant' && entry.toolCalls.length > 0) {
-      steps.set(entry, []);
-      for (const call of entry.toolCalls) caller.set(call.id, entry);
-    }
-    if (entry.type !== 'toolResult') continue;
-    const owner = caller.get(entry.toolCallId);
-    if (owner) steps.get(owner)?.push(entry);
-  }
-  return steps;
-}
-
-/**
- * The turns of the context no summary covers (what a drop can take out), numbered from 1: what a drop undo brought
- * back from behind the latest compaction, then everything since its cut.
- */
-export function contextTurns(path: readonly SessionEntry[]): ContextTurn[] {
-  const messages = [...contextParts(path).restored, ...splitAtLatestCompaction(path).kept.filter(isMessageEntry)];
-  const dropped = droppedEntryIds(path);
-  const steps = stepsOf(messages);
-  const turns: ContextTurn[] = [];
-  for (const entry of messages) {
-    const startsTurn = entry.type === 'user' && !entry.synthetic;
-    let turn = turns.at(-1);
-    if (startsTurn || !turn) {
-      turn = { number: turns.length + 1, entryIds: [], request: startsTurn ? firstLine(entry.text) : '(continued from before the summary)', steps: [], dropped: false };
-      turns.push(turn);
-    }
-    turn.entryIds.push(entry.id);
-    const results = entry.type === 'assistant' ? steps.get(entry) : undefined;
-    if (entry.type === 'assistant' && results) {
-      const ids = [entry.id, ...results.map((result) => result.id)];
-      const tools = [...new Set(entry.toolCalls.map((call) => call.name))].join(', ');
-      turn.steps.push({ number: `${turn.number}.${turn.steps.length + 1}`, entryIds: ids, tools, dropped: ids.every((id) => dropped.has(id)) });
-    }
-  }
-  for (const turn of turns) turn.dropped = turn.entryIds.every((id) => dropped.has(id));
-  return turns;
-}
+/** The turns /drop numbers are contextTurns.ts's (the bench's growth workload reads them from here). */
+export { contextTurns } from './contextTurns';
 
 /**
  * The given message entries grown to whole tool exchanges, in path order: a result brings the assistant message
@@ -156,13 +86,17 @@ function describeEntries(entries: readonly MessageEntry[]): string {
   return tools.length > 0 ? `a ${tools.join(', ')} step (${messages})` : messages;
 }
 
+/** Most dropped parts a summary request or appendix is handed (the newest), and the most characters they take. */
+export const DROPPED_PARTS_LIMIT = { maxItems: 200, maxChars: 12_000 } as const;
+
 /**
  * What was dropped on purpose among the path's entries up to `end` (an index), one line each, in words that
- * stay true after turns are renumbered: what later summaries say was left out by the person. One pass over the
- * path, then each drop costs its own ids (describing each drop by a filter of the whole path took 5–14 s at
- * 8,000 drops).
+ * stay true after turns are renumbered: what later summaries say was left out by the person. The newest parts
+ * within DROPPED_PARTS_LIMIT, with the count of earlier ones (8,000 drops made a 240k-character list). One pass
+ * over the path, then each drop costs its own ids (describing each drop by a filter of the whole path took
+ * 5–14 s at 8,000 drops), and only the parts kept are described.
  */
-export function droppedParts(path: readonly SessionEntry[], end: number): string[] {
+export function droppedParts(path: readonly SessionEntry[], end: number, limit: { maxItems: number; maxChars: number } = DROPPED_PARTS_LIMIT): BoundedList<string> {
   /** Per id a drop names: whether it is dropped now (the last drop or undo wins), its last position, and where it stands as a message. */
   const named = new Map<string, { dropped: boolean; last: number; positions: number[]; seen: number }>();
   for (const entry of path) {
@@ -179,7 +113,7 @@ export function droppedParts(path: readonly SessionEntry[], end: number): string
     known.last = at;
     if (isMessageEntry(entry)) known.positions.push(at);
   });
-  const parts: string[] = [];
+  const parts: number[][] = [];
   path.forEach((entry, at) => {
     if (entry.type !== 'drop' || !entry.dropped) return;
     const positions: number[] = [];
@@ -191,9 +125,11 @@ export function droppedParts(path: readonly SessionEntry[], end: number): string
       positions.push(...known.positions);
     }
     if (positions.length === 0 && !entry.entryIds.some((id) => isStill(named.get(id), end))) return;
-    parts.push(describeEntries(positions.sort((a, b) => a - b).map((position) => path[position] as MessageEntry)));
+    parts.push(positions.sort((a, b) => a - b));
   });
-  return parts;
+  const describe = (positions: readonly number[]): string => describeEntries(positions.map((position) => path[position] as MessageEntry));
+  const kept = boundList(parts, { ...limit, keep: 'last', size: (positions) => describe(positions).length });
+  return Object.assign(kept.map(describe), { omitted: kept.omitted });
 }
 
 function isStill(known: { dropped: boolean; last: number } | undefined, end: number): boolean {

@@ -16,12 +16,17 @@ export interface ContextItem {
   pruned?: boolean;
 }
 
+/** The pruned tool results of a path (a set, or the path's markers). */
+export interface PrunedIds {
+  has(id: string): boolean;
+}
+
 export interface Candidate {
   entry: MessageEntry;
   kind: 'entry' | 'pinned';
 }
 
-function toolMessage(result: ToolResultEntry, wireId: string, kind: Candidate['kind'], pruned: ReadonlySet<string>): ContextItem {
+function toolMessage(result: ToolResultEntry, wireId: string, kind: Candidate['kind'], pruned: PrunedIds): ContextItem {
   if (pruned.has(result.id)) {
     return { message: { role: 'tool', tool_call_id: wireId, content: prunePlaceholder(result) }, kind: 'placeholder', entryId: result.id, pruned: true };
   }
@@ -53,7 +58,7 @@ interface RepairState {
   consumed: Set<number>;
   answered: Set<string>;
   nextSuffix: Map<string, number>;
-  pruned: ReadonlySet<string>;
+  pruned: PrunedIds;
 }
 
 /** The next result for `id` after position `at` that no call took yet; calls come in order, so a cursor suffices. */
@@ -105,7 +110,7 @@ function assistantItems(
 }
 
 /** Orders results after their calls (in call order), drops orphaned results and empty assistants, answers unanswered calls. */
-export function repairToolPairs(sequence: readonly Candidate[], pruned: ReadonlySet<string>): ContextItem[] {
+export function repairToolPairs(sequence: readonly Candidate[], pruned: PrunedIds): ContextItem[] {
   const state: RepairState = { results: resultIndex(sequence), cursors: new Map(), consumed: new Set(), answered: new Set(), nextSuffix: new Map(), pruned };
   const items: ContextItem[] = [];
   sequence.forEach((candidate, i) => {

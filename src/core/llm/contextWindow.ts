@@ -26,6 +26,8 @@ export interface WindowFact {
   detail?: string;
   /** Only a trained or maximum length: what the server will run is unknown until it loads the model. */
   untilLoaded?: boolean;
+  /** What the server will load the model with, read before it did: read again after the first reply. */
+  beforeLoad?: boolean;
 }
 
 /** A window learned from this endpoint and model, with what the server itself reported when it was learned. */
@@ -58,6 +60,8 @@ export interface ResolvedWindow {
   detail?: string;
   /** Set when a learned window was passed over because the server now reports a larger one: forget it. */
   replacedLearned?: true;
+  /** The server's window was read before it loaded the model: the first reply's load may lower it, so ask again. */
+  readBeforeLoad?: true;
 }
 
 /** A window within WINDOW_BOUNDS, as a whole number; anything else (garbage, absurd sizes) is undefined. */
@@ -87,7 +91,10 @@ function reportedWindow(inputs: ContextWindowInputs): ResolvedWindow {
   const listed = boundedWindow(inputs.endpointList);
   if (listed !== undefined) return fact(listed, 'endpoint', inputs.endpointDetail);
   const fromServer = boundedWindow(inputs.server?.contextWindow);
-  if (fromServer !== undefined) return fact(fromServer, inputs.server?.untilLoaded ? 'untilLoaded' : 'server', inputs.server?.detail);
+  if (fromServer !== undefined) {
+    const resolved = fact(fromServer, inputs.server?.untilLoaded ? 'untilLoaded' : 'server', inputs.server?.detail);
+    return inputs.server?.beforeLoad && !inputs.server.untilLoaded ? { ...resolved, readBeforeLoad: true } : resolved;
+  }
   return { tokens: DEFAULT_CONTEXT_WINDOW, source: 'default' };
 }
 

@@ -44,12 +44,19 @@ export const FLAVOR_DEFAULTS: Record<ResolvedFlavor, FlavorDefaults> = {
   openai: { ...BASE, maxTokensParameter: 'max_completion_tokens', systemRole: 'developer' },
   azure: { ...BASE, maxTokensParameter: 'max_completion_tokens', apiKeyHeader: 'api-key' },
   openrouter: { ...BASE, usageAccounting: true },
+  together: BASE,
+  groq: BASE,
+  mistral: BASE,
   vllm: BASE,
+  sglang: BASE,
   llamacpp: BASE,
   lmstudio: BASE,
   ollama: BASE,
   litellm: BASE,
   tgi: BASE,
+  koboldcpp: BASE,
+  localai: BASE,
+  textgen: BASE,
   generic: BASE,
 };
 
@@ -65,18 +72,28 @@ export function detectFlavor(baseUrl: string): ResolvedFlavor {
   if (host === 'api.openai.com') return 'openai';
   if (/\.(openai\.azure\.com|cognitiveservices\.azure\.com|services\.ai\.azure\.com)$/.test(host)) return 'azure';
   if (host === 'openrouter.ai' || host.endsWith('.openrouter.ai')) return 'openrouter';
+  if (/(^|\.)together\.(xyz|ai)$/.test(host)) return 'together';
+  if (host === 'api.groq.com') return 'groq';
+  if (host === 'api.mistral.ai') return 'mistral';
   if (host.includes('ollama')) return 'ollama';
   if (host.includes('lmstudio')) return 'lmstudio';
   if (host.includes('vllm')) return 'vllm';
   if (host.includes('llamacpp') || host.includes('llama-cpp')) return 'llamacpp';
   if (host.includes('litellm')) return 'litellm';
   if (/(^|[.-])tgi([.-]|$)|text-generation-inference/.test(host)) return 'tgi';
+  if (host.includes('sglang')) return 'sglang';
+  if (host.includes('kobold')) return 'koboldcpp';
+  if (host.includes('localai')) return 'localai';
+  // LocalAI also listens on 8080 by default: detected as llama.cpp there, and asked through its Ollama API too.
   const portFlavors: Record<string, ResolvedFlavor> = {
     '4000': 'litellm',
     '11434': 'ollama',
     '1234': 'lmstudio',
     '8000': 'vllm',
+    '30000': 'sglang',
     '8080': 'llamacpp',
+    '5001': 'koboldcpp',
+    '5000': 'textgen',
   };
   return portFlavors[url.port] ?? 'generic';
 }

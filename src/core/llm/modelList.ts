@@ -53,6 +53,14 @@ const CONTEXT_FIELDS = ['context_length', 'context_window', 'max_model_len', 'lo
 /** Lengths that say what the model can take, not what the server runs (llama.cpp's meta.n_ctx_train, LM Studio's maximum). */
 const TRAINED_FIELDS = ['meta.n_ctx_train', 'max_context_length'] as const;
 
+/**
+ * `max_context_length` is LM Studio's most a model can be loaded with in its /api/v0 listing, whose entries say their
+ * `state`; in Mistral's /v1/models (BaseModelCard, no `state`) it is the model's window, as the API serves it.
+ */
+function windowIsMaxContextLength(record: Record<string, unknown>): boolean {
+  return record['state'] === undefined && boundedWindow(record['max_context_length']) !== undefined;
+}
+
 const OUTPUT_FIELDS = ['top_provider.max_completion_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 
 /** Parses one entry of the listing; undefined when it has no usable id. */
@@ -64,7 +72,10 @@ export function parseModelInfo(raw: unknown): ModelInfo | undefined {
   const info: ModelInfo = { id };
   const contextWindow = firstNumber(record, CONTEXT_FIELDS, boundedWindow);
   if (contextWindow !== undefined) info.contextWindow = contextWindow;
-  else {
+  else if (windowIsMaxContextLength(record)) {
+    info.contextWindow = boundedWindow(record['max_context_length']);
+    info.windowDetail = "the model list's max_context_length";
+  } else {
     const trained = firstNumber(record, TRAINED_FIELDS, boundedWindow);
     if (trained !== undefined) info.trainedWindow = trained;
   }

@@ -68,8 +68,11 @@ export interface DoneEvent {
   text: string;
   reasoning?: string;
   toolCalls: ToolCall[];
-  /** Ids of tool calls whose arguments are not valid JSON (passed through as-is for the agent loop to report). */
-  invalidArguments: string[];
+  /**
+   * Positions in `toolCalls` of the calls whose arguments are not valid JSON (passed through as-is for the agent loop
+   * to report). Positions, not ids: servers repeat ids within one reply.
+   */
+  invalidArguments: number[];
   usage?: Usage;
   stopReason: StopReason;
   /** The model the server says answered (the chunks' `model`): Azure names the model behind a deployment there. */

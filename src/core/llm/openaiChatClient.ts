@@ -7,6 +7,7 @@ import type { EndpointFlags } from './endpointFlags';
 import { detectEndpointFlags } from './endpointFlags';
 import { errorBodyFetch } from './errorBodyFetch';
 import { classifyError, makeModelError, scrubError } from './modelError';
+import { outputLimitFromError } from './overflowPatterns';
 import type { ModelInfo } from './modelList';
 import { parseModelList } from './modelList';
 import type { ChatRequest, ErrorEvent, ModelError, ModelStream, StreamEvent, TerminalEvent } from './modelStream';
@@ -116,6 +117,8 @@ export class OpenAiChatClient implements ModelStream {
   private readonly idleTimeoutMs: number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly random: () => number;
+  /** The most reply tokens the server said it takes (a refused max_tokens): every later call of this client asks for at most that. */
+  private outputLimit: number | undefined;
 
   constructor(private readonly options: OpenAiChatClientOptions) {
     this.flags = options.flags ?? detectEndpointFlags(options.baseUrl);
@@ -141,8 +144,10 @@ export class OpenAiChatClient implements ModelStream {
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     const rejections = this.options.imageRejections ?? imageRejections;
     const policy = (): ImagePolicy => ({ takesImages: modelTakesImages(this.options.model, this.options.imageInput ?? 'auto'), refused: rejections.forModel(this.options.baseUrl, this.options.model) });
-    let body = buildRequestBody(this.options.model, request, this.flags, policy());
-    let pictures = sentImageHashes(request, policy());
+    let asked = this.withinOutputLimit(request);
+    let body = buildRequestBody(this.options.model, asked, this.flags, policy());
+    let pictures = sentImageHashes(asked, policy());
+    let outputRetried = false;
     /** Images sent before the current retry without them: committed as refused only if the retry is not refused too. */
     let suspects: string[] = [];
     for (let attempt = 1; ; attempt++) {
@@ -159,9 +164,19 @@ export class OpenAiChatClient implements ModelStream {
         if (blamesImages(outcome.error.message)) rejections.add(this.options.baseUrl, this.options.model, pictures);
         else suspects = pictures;
         const refused = new Set([...rejections.forModel(this.options.baseUrl, this.options.model), ...pictures]);
-        body = buildRequestBody(this.options.model, request, this.flags, { ...policy(), refused });
+        body = buildRequestBody(this.options.model, asked, this.flags, { ...policy(), refused });
         pictures = [];
         yield { type: 'retry', attempt, delayMs: 0, reason: `${outcome.error.message}; sending the request again without its images` };
+        continue;
+      }
+      // A refusal of the reply's size that names the most the server takes: sent again at once asking for that much.
+      const limit = outcome.error.kind === 'badRequest' && !outputRetried && !assembler.hasOutput && !signal.aborted ? outputLimitFromError(outcome.error.message) : undefined;
+      if (limit !== undefined && asked.maxOutputTokens !== undefined && limit < asked.maxOutputTokens) {
+        outputRetried = true;
+        this.outputLimit = Math.min(this.outputLimit ?? limit, limit);
+        asked = { ...asked, maxOutputTokens: limit };
+        body = buildRequestBody(this.options.model, asked, this.flags, policy());
+        yield { type: 'retry', attempt, delayMs: 0, reason: `${outcome.error.message}; sending the request again asking for at most ${limit} reply tokens` };
         continue;
       }
       const delayMs =
@@ -178,6 +193,12 @@ export class OpenAiChatClient implements ModelStream {
         return;
       }
     }
+  }
+
+  /** The request as this server takes it: no more reply tokens than it said it accepts. */
+  private withinOutputLimit(request: ChatRequest): ChatRequest {
+    const limit = this.outputLimit;
+    return limit !== undefined && request.maxOutputTokens !== undefined && request.maxOutputTokens > limit ? { ...request, maxOutputTokens: limit } : request;
   }
 
   private failed(error: ModelError, assembler: StreamAssembler): ErrorEvent {

@@ -43,6 +43,10 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
   { provider: 'xai', pattern: /maximum prompt length is [\d,]+/i },
   { provider: 'copilot', pattern: /prompt token count of [\d,]+ exceeds the limit of/i },
   { provider: 'copilot', pattern: /model_max_prompt_tokens_exceeded/i },
+  { provider: 'sglang', pattern: /is longer than the model's context length/i },
+  { provider: 'sglang', pattern: /Requested token count exceeds the model's maximum context length/i },
+  { provider: 'together', pattern: /is longer than the model's context length/i },
+  { provider: 'groq', pattern: /Please reduce the length of the messages or completion/i },
   { provider: 'generic', pattern: /too many tokens|token limit exceeded|exceeded model token limit|context[_ ]window[_ ]exceeded/i },
 ];
 
@@ -111,6 +115,12 @@ const WINDOW_PHRASES: readonly RegExp[] = [
 ];
 
 /**
+ * Where a text we have no phrase for still names the window: a window word right before a count ("the model's context
+ * length (8192 tokens)", "context window of 32,768"). Read only when no phrase above matched.
+ */
+const ANY_WINDOW = new RegExp(String.raw`\b(?:context(?: length| window| size| limit)?|model length)\b[^\d.;]{0,24}?\(?${N}\)?(?: tokens?)?`, 'i');
+
+/**
  * The window size a server named in its overflow error ("maximum context length is 4096", n_ctx: 4096),
  * only when within the settings' bounds ("maximum context length is 10 tokens" is garbage, not a window).
  */
@@ -124,7 +134,8 @@ export function contextWindowFromError(text: string, body?: unknown): number | u
     const match = phrase.exec(checked);
     if (match) return boundedWindow(tokenCount(match[1]));
   }
-  return undefined;
+  const named = ANY_WINDOW.exec(checked);
+  return named ? boundedWindow(tokenCount(named[1])) : undefined;
 }
 
 /** The most a refused prompt can believably have counted; a larger figure is garbage. */
@@ -167,7 +178,11 @@ const PROMPT_PHRASES: readonly RegExp[] = [
   new RegExp(String.raw`request contains ${N} tokens`, 'i'),
   new RegExp(String.raw`prompt token count of ${N}`, 'i'),
   new RegExp(String.raw`\(requested: ${N}\)`, 'i'),
+  new RegExp(String.raw`${N} tokens from the input messages`, 'i'),
 ];
+
+/** Where a text we have no phrase for still names the prompt's size: "The input (9000 tokens)", "prompt has 9,000 tokens". */
+const ANY_PROMPT = new RegExp(String.raw`\b(?:input|prompt|messages)\b(?: \w+){0,2}?\s*\(?${N}\)? (?:input |prompt )?tokens\b`, 'i');
 
 /**
  * The prompt size the server counted, when its overflow error says ("However, you requested 8416 tokens
@@ -186,7 +201,8 @@ export function promptTokensFromError(text: string, body?: unknown): number | un
     const match = phrase.exec(checked);
     if (match) return promptCount(tokenCount(match[1]));
   }
-  return undefined;
+  const named = ANY_PROMPT.exec(checked);
+  return named ? promptCount(tokenCount(named[1])) : undefined;
 }
 
 /** What an overflow error's text (of any model, VS Code's included) says of the window and of the refused prompt. */
@@ -203,4 +219,38 @@ export function overflowFacts(text: string, body?: unknown): { contextWindow?: n
 export function classifyOverflow(text: string, body?: unknown): { recognized: boolean; contextWindow?: number; promptTokens?: number } | undefined {
   if (matchOverflow(text)) return { recognized: true, ...overflowFacts(text, body) };
   return namesTokenLimit(text) ? { recognized: false } : undefined;
+}
+
+/**
+ * Where a refusal of the reply's size names the most it takes: Groq ("`max_tokens` must be less than or equal to
+ * `8192`"), TGI ("`max_new_tokens` must be <= 4096"), OpenAI ("supports at most 16384 completion tokens"), Anthropic
+ * through a proxy ("> 64000, which is the maximum allowed number of output tokens"), Ollama's cloud models ("maximum
+ * output tokens (65536)"), DeepSeek ("the valid range of max_tokens is [1, 8192]").
+ */
+const OUTPUT_LIMIT_PHRASES: readonly RegExp[] = [
+  new RegExp(String.raw`must be less than or equal to \x60?${N}\x60?`, 'i'),
+  new RegExp(String.raw`\x60?max_new_tokens\x60? must be <= ${N}`, 'i'),
+  new RegExp(String.raw`supports at most ${N} completion tokens`, 'i'),
+  new RegExp(String.raw`> ${N}, which is the maximum allowed number of output tokens`, 'i'),
+  new RegExp(String.raw`maximum output tokens \(${N}\)`, 'i'),
+  new RegExp(String.raw`valid range of max_tokens is \[1, ${N}\]`, 'i'),
+];
+
+/** Fewest reply tokens a named output limit may be (a smaller figure is garbage, not a limit to ask for). */
+const MIN_OUTPUT_LIMIT = 16;
+
+/**
+ * The most reply tokens a refusal of the request's max_tokens says the server takes, when the refusal is about the
+ * reply's size alone (an overflow of the prompt is not one) and names it within bounds.
+ */
+export function outputLimitFromError(text: string): number | undefined {
+  const checked = head(text);
+  if (!OUTPUT_LIMIT.test(checked) || matchOverflow(checked)) return undefined;
+  for (const phrase of OUTPUT_LIMIT_PHRASES) {
+    const match = phrase.exec(checked);
+    if (!match) continue;
+    const limit = tokenCount(match[1]);
+    return limit !== undefined && limit >= MIN_OUTPUT_LIMIT && limit <= WINDOW_BOUNDS.max ? limit : undefined;
+  }
+  return undefined;
 }

@@ -6,13 +6,16 @@ export type FetchJson = (path: string, init?: { method?: 'GET' | 'POST'; body?: 
 /** Most bytes of one probe's answer read (a listing of a few thousand models fits); a larger one is refused. */
 export const MAX_PROBE_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The server's root: the base URL without its OpenAI-compatible `/v1` suffix (where Ollama and others serve their own API). */
+/**
+ * The server's root: the base URL without its OpenAI-compatible `/v1` suffix (where Ollama and others serve their own
+ * API), and an Azure deployment-style URL (…/openai/deployments/<name>) without its deployment: the resource.
+ */
 export function serverRoot(baseUrl: string): string | undefined {
   try {
     const url = new URL(baseUrl);
     url.search = '';
     url.hash = '';
-    url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+    url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '').replace(/\/openai\/deployments\/[^/]+$/, '');
     return url.toString().replace(/\/+$/, '');
   } catch {
     return undefined;

@@ -3,7 +3,24 @@ import { detectFlavor } from './endpointFlags';
 import type { ModelErrorKind } from './modelStream';
 import type { EndpointFlavor } from '../settings/settings';
 
-export type ServerKindId = 'openai' | 'openrouter' | 'azure' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'litellm' | 'tgi' | 'other';
+export type ServerKindId =
+  | 'openai'
+  | 'openrouter'
+  | 'azure'
+  | 'together'
+  | 'groq'
+  | 'mistral'
+  | 'vllm'
+  | 'sglang'
+  | 'llamacpp'
+  | 'lmstudio'
+  | 'ollama'
+  | 'litellm'
+  | 'tgi'
+  | 'koboldcpp'
+  | 'localai'
+  | 'textgen'
+  | 'other';
 
 export interface ServerKind {
   id: ServerKindId;
@@ -36,7 +53,11 @@ export const SERVER_KINDS: readonly ServerKind[] = [
     placeholder: AZURE_RESOURCE_PLACEHOLDER,
     deployments: true,
   },
+  { id: 'together', label: 'Together AI', defaultUrl: 'https://api.together.xyz/v1', flavor: 'together', apiKey: 'required' },
+  { id: 'groq', label: 'Groq', defaultUrl: 'https://api.groq.com/openai/v1', flavor: 'groq', apiKey: 'required' },
+  { id: 'mistral', label: 'Mistral AI', defaultUrl: 'https://api.mistral.ai/v1', flavor: 'mistral', apiKey: 'required' },
   { id: 'vllm', label: 'vLLM', defaultUrl: 'http://localhost:8000/v1', flavor: 'vllm', apiKey: 'optional', startHint: 'Is `vllm serve <model>` running?' },
+  { id: 'sglang', label: 'SGLang', defaultUrl: 'http://localhost:30000/v1', flavor: 'sglang', apiKey: 'optional', startHint: 'Is `python -m sglang.launch_server --model-path <model>` running?' },
   { id: 'llamacpp', label: 'llama.cpp server', defaultUrl: 'http://localhost:8080/v1', flavor: 'llamacpp', apiKey: 'optional', startHint: 'Is `llama-server -m <model.gguf>` running?' },
   { id: 'lmstudio', label: 'LM Studio', defaultUrl: 'http://localhost:1234/v1', flavor: 'lmstudio', apiKey: 'optional', startHint: 'Is the LM Studio server started (Developer tab, or `lms server start`)?' },
   { id: 'ollama', label: 'Ollama', defaultUrl: 'http://localhost:11434/v1', flavor: 'ollama', apiKey: 'optional', startHint: 'Is Ollama running (`ollama serve`)?' },
@@ -48,6 +69,17 @@ export const SERVER_KINDS: readonly ServerKind[] = [
     flavor: 'tgi',
     apiKey: 'optional',
     startHint: 'Is `text-generation-launcher` (or its container, usually published on port 8080) running?',
+  },
+  { id: 'koboldcpp', label: 'KoboldCpp', defaultUrl: 'http://localhost:5001/v1', flavor: 'koboldcpp', apiKey: 'optional', startHint: 'Is `koboldcpp --model <model.gguf>` running?' },
+  // LocalAI listens on 8080 like llama-server: only the saved flavor tells them apart.
+  { id: 'localai', label: 'LocalAI', defaultUrl: 'http://localhost:8080/v1', flavor: 'localai', apiKey: 'optional', startHint: 'Is `local-ai run` (or its container, on port 8080) running?' },
+  {
+    id: 'textgen',
+    label: 'text-generation-webui',
+    defaultUrl: 'http://127.0.0.1:5000/v1',
+    flavor: 'textgen',
+    apiKey: 'optional',
+    startHint: 'Is text-generation-webui running with `--api` (its API listens on port 5000)?',
   },
   { id: 'other', label: 'Other OpenAI-compatible server', defaultUrl: '', flavor: 'auto', apiKey: 'optional' },
 ];

@@ -153,7 +153,7 @@ export class StreamAssembler {
       type: 'done',
       text: this.text,
       toolCalls,
-      invalidArguments: toolCalls.filter((call) => !isValidJson(call.arguments)).map((call) => call.id),
+      invalidArguments: toolCalls.flatMap((call, index) => (isValidJson(call.arguments) ? [] : [index])),
       stopReason,
     };
     if (this.reasoning) event.reasoning = this.reasoning;

@@ -126,6 +126,12 @@ export interface FileChange {
   exact?: boolean;
   /** The absolute path's exact bytes (base64) when its name is not valid UTF-8 (then `path` shows U+FFFD). */
   absoluteBytes?: string;
+  /**
+   * The file's permission bits (mode & 0o7777) before and after, when recorded (a command's snapshot, a restore of
+   * one). Absent in logs written before modes were recorded: a restore then keeps a file's mode, a new file gets the default.
+   */
+  beforeMode?: number;
+  afterMode?: number;
 }
 
 export interface ToolResultEntry extends EntryBase {

@@ -20,6 +20,8 @@ const isUsage: Check = (value) =>
   isObject(value) && isNumber(value.promptTokens) && isNumber(value.completionTokens) && (value.cost === undefined || isReportedCost(value.cost));
 const isImage: Check = (value) => isObject(value) && isBlobRef(value.blob) && isString(value.mimeType) && isString(value.name) && optional(isNumber)(value.width) && optional(isNumber)(value.height);
 const isAttachment: Check = (value) => isObject(value) && isString(value.label) && isString(value.text);
+/** A file's permission bits: an integer from 0 to 0o7777. */
+const isPermissionBits: Check = (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0o7777;
 const isFileChange: Check = (value) =>
   isObject(value) &&
   isString(value.path) &&
@@ -27,6 +29,8 @@ const isFileChange: Check = (value) =>
   (value.before === undefined || value.before === null || isBlobRef(value.before)) &&
   (value.after === null || isBlobRef(value.after)) &&
   optional(isBoolean)(value.exact) &&
+  optional(isPermissionBits)(value.beforeMode) &&
+  optional(isPermissionBits)(value.afterMode) &&
   optional((bytes) => isString(bytes) && /^[A-Za-z0-9+/]*={0,2}$/.test(bytes) && bytes.length <= 8192)(value.absoluteBytes);
 const isFileChanges: Check = (value) => Array.isArray(value) && value.every(isFileChange);
 /** Most model calls and tokens one sub-task's usage may claim: a log saying more is corrupt, not a bill. */

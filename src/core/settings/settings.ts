@@ -2,7 +2,24 @@
 import type { ImageInputMode } from '../context/userImages';
 
 export type ReviewMode = 'always' | 'manual' | 'never';
-export type EndpointFlavor = 'auto' | 'openai' | 'azure' | 'openrouter' | 'vllm' | 'llamacpp' | 'lmstudio' | 'ollama' | 'litellm' | 'tgi';
+export type EndpointFlavor =
+  | 'auto'
+  | 'openai'
+  | 'azure'
+  | 'openrouter'
+  | 'together'
+  | 'groq'
+  | 'mistral'
+  | 'vllm'
+  | 'sglang'
+  | 'llamacpp'
+  | 'lmstudio'
+  | 'ollama'
+  | 'litellm'
+  | 'tgi'
+  | 'koboldcpp'
+  | 'localai'
+  | 'textgen';
 export type MaxTokensParameter = 'auto' | 'max_tokens' | 'max_completion_tokens';
 export type SystemRole = 'auto' | 'system' | 'developer';
 
@@ -108,7 +125,7 @@ export const SETTING_SPECS = {
   'endpoint.flavor': {
     kind: 'enum',
     default: 'auto',
-    values: ['auto', 'openai', 'azure', 'openrouter', 'vllm', 'llamacpp', 'lmstudio', 'ollama', 'litellm', 'tgi'],
+    values: ['auto', 'openai', 'azure', 'openrouter', 'together', 'groq', 'mistral', 'vllm', 'sglang', 'llamacpp', 'lmstudio', 'ollama', 'litellm', 'tgi', 'koboldcpp', 'localai', 'textgen'],
   },
   'endpoint.maxTokensParameter': { kind: 'enum', default: 'auto', values: ['auto', 'max_tokens', 'max_completion_tokens'] },
   'endpoint.systemRole': { kind: 'enum', default: 'auto', values: ['auto', 'system', 'developer'] },
@@ -147,28 +164,6 @@ export const SETTING_SPECS = {
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTING_SPECS;
-
-/**
- * Settings a cloned repository must not control: where the code and the API key are sent, and what runs
- * without asking. Declared with application scope, and read from user settings only (workspace values
- * are ignored with a warning, also in Restricted Mode).
- */
-export const USER_ONLY_SETTINGS: readonly SettingKey[] = [
-  'endpoint.baseUrl',
-  'endpoint.model',
-  'endpoint.headers',
-  'endpoint.flavor',
-  'endpoint.maxTokensParameter',
-  'endpoint.systemRole',
-  'endpoint.timeoutSeconds',
-  'endpoint.maxRetries',
-  'endpoint.imageInput',
-  'tools.requireConfirmation',
-  'tools.includeVsCodeTools',
-  'tools.snapshotStoreMaxMegabytes',
-  'tools.delegateMaxPerReply',
-  'tools.delegateMaxPerRequest',
-];
 
 /** A value that was rejected, and what is used instead. */
 export interface SettingWarning {

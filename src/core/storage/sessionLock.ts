@@ -71,6 +71,28 @@ const WRITING_GRACE_MS = 2_000;
 /** A takeover file older than this was left by a process that died while taking a stale lock over. */
 const TAKEOVER_STALE_MS = 10_000;
 
+/**
+ * Whether a live holder has the lock at `path` now (judged as acquire judges it: a holder on this host whose process
+ * is gone, or whose heartbeat is older than staleAfterMs, is not live), without taking it. A lock file that cannot be
+ * read counts as held while it is young (another process may be writing it), as acquire counts it.
+ */
+export async function isLockHeld(path: string, io: FileIo, options: LockOptions = {}): Promise<boolean> {
+  const now = options.now ?? Date.now;
+  const host = options.hostname ?? os.hostname();
+  const isAlive = options.isPidAlive ?? isPidAliveOnThisHost;
+  let text: string;
+  try {
+    text = (await io.readFile(path)).toString('utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  const holder = parseLock(text);
+  if (!holder) return io.stat(path).then((stat) => Date.now() - stat.mtimeMs <= WRITING_GRACE_MS, () => false);
+  if (holder.host === host && !isAlive(holder.pid)) return false;
+  return now() - holder.time <= (options.staleAfterMs ?? 60_000);
+}
+
 export class SessionLock {
   private timer: ReturnType<typeof setInterval> | undefined;
   private released = false;

@@ -35,17 +35,13 @@ function footer(delegation: Delegation): string {
   return `\n\n[${parts.join('; ')}]`;
 }
 
-/** The position of this call among the delegate calls of the reply that made it (0 for the first), when the session shows it. */
+/** The place of this call among the delegate calls of its reply (0 for the first): by position, as ids repeat. */
 function positionInReply(context: ToolContext): number | undefined {
-  const path: readonly SessionEntry[] = context.session?.path() ?? [];
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index] as SessionEntry;
-    if (entry.type !== 'assistant') continue;
-    const delegates = entry.toolCalls.filter((call) => call.name === DELEGATE_TOOL_NAME);
-    const position = delegates.findIndex((call) => call.id === context.toolCallId);
-    if (position >= 0) return position;
-  }
-  return undefined;
+  const reply = context.reply;
+  if (!reply) return undefined;
+  let before = 0;
+  for (let index = 0; index < reply.index && index < reply.calls.length; index++) if (reply.calls[index]?.name === DELEGATE_TOOL_NAME) before++;
+  return before;
 }
 
 /** The request this call belongs to: the person's message that started it (the last one on the path). */
@@ -63,11 +59,13 @@ function plural(count: number, word: string): string {
 }
 
 /**
- * The delegate tool. It counts the sub-tasks of each request (by the person's message that started it) and of each
- * reply; a call above either cap starts nothing and tells the model why and what to do instead.
+ * The delegate tool. It counts the sub-tasks it starts in each request (by the person's message that started it) and
+ * in each reply (by the reply's list of calls, never by call ids, which servers repeat); a call above either cap
+ * starts nothing and tells the model why and what to do instead.
  */
 export function delegateTool(delegate: Delegate, caps: DelegationCaps | (() => DelegationCaps) = DEFAULT_DELEGATION_CAPS): Tool {
   const startedIn = new Map<string, number>();
+  const startedInReply = new WeakMap<readonly unknown[], number>();
   return defineTool(
     DELEGATE_TOOL_NAME,
     'Hand a self-contained exploration task (search the codebase, read many files, trace how something works) to a sub-agent. It works in a separate context with read-only tools (read_file, list_dir, find_files, search_text) and returns only its final answer, so the exploration does not fill this conversation. Say exactly what to find out and what the answer should contain. It cannot change files, run commands or delegate further. Only a few sub-tasks may run per reply and per request.',
@@ -78,8 +76,10 @@ export function delegateTool(delegate: Delegate, caps: DelegationCaps | (() => D
       if (args.task.trim() === '') return { text: 'delegate: "task" must not be empty.', isError: true };
       const { perReply, perRequest } = typeof caps === 'function' ? caps() : caps;
       if (perReply === 0 || perRequest === 0) return { text: 'delegate: not run, sub-tasks are turned off in this editor (compactionAgent.tools.delegateMaxPerReply / delegateMaxPerRequest). Do the task yourself with the read-only tools.', isError: true };
-      const position = positionInReply(context);
-      if (position !== undefined && position >= perReply) {
+      const reply = context.reply?.calls;
+      const startedHere = reply ? (startedInReply.get(reply) ?? 0) : 0;
+      if (startedHere >= perReply) {
+        const position = positionInReply(context) ?? startedHere;
         return { text: `delegate: not run. One reply may start at most ${plural(perReply, 'sub-task')} (compactionAgent.tools.delegateMaxPerReply); this was delegate call ${position + 1} of that reply. Use the answers of the sub-tasks that ran, then delegate again in a later reply if still needed, or do this part yourself with the read-only tools.`, isError: true };
       }
       const request = requestOf(context);
@@ -88,6 +88,7 @@ export function delegateTool(delegate: Delegate, caps: DelegationCaps | (() => D
         return { text: `delegate: not run. This request has already run ${plural(started, 'sub-task')}, the most one request may (compactionAgent.tools.delegateMaxPerRequest). Go on without sub-tasks: read and search yourself, or answer with what you have.`, isError: true };
       }
       startedIn.set(request, started + 1);
+      if (reply) startedInReply.set(reply, startedHere + 1);
       const delegation = await delegate(args.task, context);
       if (delegation.ended === 'aborted') return { text: `[cancelled by the user]${footer(delegation)}`, isError: true, subagent: delegation.link };
       const answer = delegation.answer === '' ? '[the sub-agent gave no answer and read nothing]' : delegation.answer;

@@ -1,6 +1,6 @@
 // What a tool is: its definition as sent to the model, and an execute that never throws.
 import type { ChatToolDefinition } from '../context/chatMessage';
-import type { BlobRef, SessionEntry, SubagentLink } from '../session/entries';
+import type { BlobRef, SessionEntry, SubagentLink, ToolCall } from '../session/entries';
 import type { WorkspaceAccess } from './workspaceAccess';
 
 /** Files a tool call read or modified (workspace-relative), collected into the compaction file ledger. */
@@ -34,12 +34,24 @@ export interface ToolLimits {
   pageLines: number;
 }
 
+/**
+ * The reply a call came in: all its calls in order (the same array for each of them) and this call's place among
+ * them. Servers repeat or omit call ids, so a call is known by its place, never by its id.
+ */
+export interface ReplyPosition {
+  calls: readonly ToolCall[];
+  index: number;
+}
+
 export interface ToolContext {
   signal: AbortSignal;
   workspace: WorkspaceAccess;
   session?: SessionAccess;
   limits: ToolLimits;
+  /** As the model sent it: it may repeat within a reply, so nothing is counted or looked up by it. */
   toolCallId: string;
+  /** Set when the call runs as part of a model's reply (the agent loop); absent for a call made on its own. */
+  reply?: ReplyPosition;
 }
 
 export interface Tool {

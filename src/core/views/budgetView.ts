@@ -4,6 +4,7 @@ import type { ContextWindowSource } from '../llm/contextWindow';
 import type { CompactionEntry, SessionEntry } from '../session/entries';
 import type { BudgetView } from '../../shared/panelViewModels';
 import { awaitingCompactionConsent } from '../compaction/compactionUndo';
+import { pathMarkers } from '../context/pathMarkers';
 
 export interface BudgetViewInput {
   budget: Budget;
@@ -25,13 +26,9 @@ const SOURCE_LABELS: Record<ContextWindowSource, string> = {
   default: 'no source told us',
 };
 
-/** The newest compaction on the path, if any. */
+/** The newest compaction on the path, if any (kept per session: no walk of the path). */
 export function latestCompaction(path: readonly SessionEntry[]): CompactionEntry | undefined {
-  for (let index = path.length - 1; index >= 0; index--) {
-    const entry = path[index];
-    if (entry?.type === 'compaction') return entry;
-  }
-  return undefined;
+  return pathMarkers(path).compaction?.entry;
 }
 
 /**
@@ -39,12 +36,14 @@ export function latestCompaction(path: readonly SessionEntry[]): CompactionEntry
  * counted, and the next report is what confirms how big the new context really is.
  */
 export function isUnknownAfterCompaction(path: readonly SessionEntry[]): boolean {
-  for (let index = path.length - 1; index >= 0; index--) {
+  const latest = pathMarkers(path).compaction;
+  if (!latest) return false;
+  // Only the entries since the latest compaction are read.
+  for (let index = path.length - 1; index > latest.index; index--) {
     const entry = path[index];
-    if (entry?.type === 'compaction') return true;
     if (entry?.type === 'assistant' && entry.usage) return false;
   }
-  return false;
+  return true;
 }
 
 export function toBudgetView(input: BudgetViewInput): BudgetView {

@@ -55,7 +55,7 @@ export function compactionCoverages(path: readonly SessionEntry[]): ReadonlyMap<
 }
 
 /** How many of the ascending `positions` are below `value`. */
-function countBelow(positions: readonly number[], value: number): number {
+export function countBelow(positions: readonly number[], value: number): number {
   let low = 0;
   let high = positions.length;
   while (low < high) {

@@ -21,6 +21,11 @@ export function toProposalView(
       return entry ? [toEntryView(entry, size.tokens, pinned.has(entry.id))] : [];
     });
   const previous = latestCompaction(path);
+  // The person's requests among them: the review counts turns as the history and the restore picker do.
+  const turns = (sizes: readonly EntrySize[]): number => sizes.filter((size) => {
+    const entry = byId.get(size.id);
+    return entry?.type === 'user' && !entry.synthetic;
+  }).length;
   return {
     id,
     summary: proposal.summary,
@@ -31,6 +36,8 @@ export function toProposalView(
     estimatedTokensAfter: proposal.tokensAfter,
     summarized: views(proposal.summarized),
     kept: views(proposal.kept),
+    summarizedTurns: turns(proposal.summarized),
+    keptTurns: turns(proposal.kept),
     problems: proposal.problems,
     needsReview: proposal.needsReview,
     auto,

@@ -3,6 +3,7 @@ import type { SessionEntry, SubagentLink, Usage } from '../session/entries';
 import { isReportedCost } from '../session/entries';
 import type { TurnUsageView, UsageFigures, UsageView } from '../../shared/panelViewModels';
 import { shortened } from './compactionDescription';
+import { foldPath, pushUndoable, type FoldState, type PathFold, type Undo } from '../session/pathFold';
 
 /** How many of the latest turns the panel lists. */
 export const RECENT_TURNS = 5;
@@ -42,7 +43,7 @@ function addSubagent(figures: UsageFigures, link: SubagentLink): void {
 }
 
 /** Adds one entry's share to each of `targets`: a model call's usage, or a compaction. */
-function addEntry(targets: readonly UsageFigures[], entry: SessionEntry): void {
+export function addEntryUsage(targets: readonly UsageFigures[], entry: SessionEntry): void {
   for (const figures of targets) {
     if (entry.type === 'assistant') addUsage(figures, entry.usage);
     else if (entry.type === 'toolResult' && entry.subagent) addSubagent(figures, entry.subagent);
@@ -59,26 +60,62 @@ export interface PathUsage {
   turns: TurnUsageView[];
 }
 
-/**
- * Adds up the path's usage reports and compactions, per turn and in total. Calls and compactions before the
- * first request count in the total only; a compaction between two turns counts in the turn before it.
- */
-export function pathUsage(path: readonly SessionEntry[]): PathUsage {
-  const session = emptyUsageFigures();
-  const turns: TurnUsageView[] = [];
-  for (const entry of path) {
-    if (entry.type === 'user' && !entry.synthetic) {
-      turns.push({ ...emptyUsageFigures(), turn: turns.length + 1, request: shortened(entry.text), when: entry.timestamp });
-      continue;
-    }
-    const turn = turns.at(-1);
-    addEntry(turn ? [session, turn] : [session], entry);
-  }
-  return { session, turns };
+/** True for the entries usage figures add up: model calls, sub-tasks and compactions. */
+function addsUsage(entry: SessionEntry): boolean {
+  return entry.type === 'assistant' || (entry.type === 'toolResult' && entry.subagent !== undefined) || entry.type === 'compaction';
 }
 
-/** The panel's usage section: the branch's totals and its last RECENT_TURNS turns. */
+/**
+ * A path's usage so far, per turn and in total. Figures are replaced, never changed in place, so what a caller got
+ * stays true while the fold moves on (and a move back puts the previous objects back).
+ */
+class UsageState implements FoldState {
+  session = emptyUsageFigures();
+  readonly turns: TurnUsageView[] = [];
+
+  step(entry: SessionEntry, _index: number, _path: readonly SessionEntry[], undo: Undo): void {
+    if (entry.type === 'user' && !entry.synthetic) {
+      pushUndoable(this.turns, { ...emptyUsageFigures(), turn: this.turns.length + 1, request: shortened(entry.text), when: entry.timestamp }, undo);
+      return;
+    }
+    if (!addsUsage(entry)) return;
+    const session = this.session;
+    this.session = { ...session };
+    addEntryUsage([this.session], entry);
+    undo(() => {
+      this.session = session;
+    });
+    const last = this.turns.length - 1;
+    const turn = this.turns[last];
+    if (!turn) return;
+    const next = { ...turn };
+    addEntryUsage([next], entry);
+    this.turns[last] = next;
+    undo(() => {
+      this.turns[last] = turn;
+    });
+  }
+}
+
+const folds = new WeakMap<SessionEntry, { fold: PathFold; state: UsageState }>();
+
+/**
+ * Adds up the path's usage reports and compactions, per turn and in total. Calls and compactions before the
+ * first request count in the total only; a compaction between two turns counts in the turn before it. Kept per
+ * session as paths grow (the status item asks on every appended entry): a new entry costs its own figures.
+ */
+export function pathUsage(path: readonly SessionEntry[]): PathUsage {
+  const { state } = foldPath(folds, path, () => new UsageState());
+  return { session: state.session, turns: [...state.turns] };
+}
+
+/** The panel's usage section: the branch's totals and its last RECENT_TURNS turns (without copying every turn). */
 export function toUsageView(path: readonly SessionEntry[]): UsageView {
-  const { session, turns } = pathUsage(path);
-  return { session, recentTurns: turns.slice(-RECENT_TURNS), turnCount: turns.length };
+  const { state } = foldPath(folds, path, () => new UsageState());
+  return { session: state.session, recentTurns: state.turns.slice(-RECENT_TURNS), turnCount: state.turns.length };
+}
+
+/** The branch's totals the status item shows in its tooltip (kept per session: no walk of the path). */
+export function sessionUsage(path: readonly SessionEntry[]): UsageFigures {
+  return foldPath(folds, path, () => new UsageState()).state.session;
 }

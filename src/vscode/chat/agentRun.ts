@@ -1,7 +1,6 @@
-// Runs one @agent request through the core agent loop and renders its events into the chat response.
-import * as path from 'node:path';
+// Runs one @agent request through the core agent loop (its events shown by agentEventView.ts).
 import * as vscode from 'vscode';
-import type { AgentEvent, RestoredBranchQuestion } from '../../core/agent/agentEvents';
+import type { RestoredBranchQuestion } from '../../core/agent/agentEvents';
 import type { CommandSnapshots } from '../../core/checkpoints/commandSnapshots';
 import type { AgentOptions } from '../../core/agent/agentLoop';
 import { runAgent } from '../../core/agent/agentLoop';
@@ -13,7 +12,7 @@ import { buildSystemPrompt } from '../../core/agent/systemPrompt';
 import { thresholdsFor } from '../../core/budget/thresholds';
 import { prepareAttachments } from '../../core/agent/userAttachments';
 import { modelSummarizer } from '../../core/compaction/summarizer';
-import type { DoneEvent, ModelError } from '../../core/llm/modelStream';
+import type { DoneEvent } from '../../core/llm/modelStream';
 import { selectTools } from '../../core/budget/toolSelection';
 import { functionName, ToolRegistry } from '../../core/tools/toolRegistry';
 import type { UserAttachment, UserImage } from '../../core/session/entries';
@@ -25,6 +24,7 @@ import type { ImageSource } from './chatAttachments';
 import type { PendingImages } from './pendingImages';
 import type { TerminalRunner } from '../tools/terminalRunner';
 import { readChatAttachments } from './chatAttachments';
+import { ContextFooter, renderEvent } from './agentEventView';
 import type { ChatConfirmChange } from '../tools/changeConfirmation';
 import type { CompactionReview } from '../panel/compactionReview';
 import type { Configuration } from '../configuration';
@@ -39,6 +39,8 @@ import type { RestoredBranchQuestions } from './restoredBranchQuestion';
 
 /** Models reject requests with too many tools; VS Code may offer dozens (MCP servers), so cap them. */
 const MAX_EXTERNAL_TOOLS = 64;
+/** Per session, the tool selection its replies last said was partial ("chosen/offered/limit"), so it is said once. */
+const toolsNoteShown = new WeakMap<AgentSession, string>();
 
 export interface AgentRunInput {
   session: AgentSession;
@@ -61,107 +63,6 @@ export interface AgentRunInput {
   sessions?: AgentSessions;
   /** Asks in this reply when a call on a restored branch would not fit (without it, the request stops and says why). */
   questions?: RestoredBranchQuestions;
-}
-
-function shortArguments(text: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > 80 ? `${flat.slice(0, 77)}…` : flat;
-}
-
-function workspaceUri(relative: string): vscode.Uri | undefined {
-  const root = vscode.workspace.workspaceFolders?.[0];
-  if (!root) return undefined;
-  return path.isAbsolute(relative) ? vscode.Uri.file(relative) : vscode.Uri.joinPath(root.uri, relative);
-}
-
-/** What the chat shows for a failed model call, with the button that fixes it where there is one. */
-export function renderModelError(stream: vscode.ChatResponseStream, message: string, error?: ModelError): void {
-  stream.markdown(markdownWithText(`\n\n**${vscode.l10n.t('@agent stopped:')}** `, message, '\n'));
-  if (error?.kind === 'auth') stream.button({ command: 'compactionAgent.setApiKey', title: vscode.l10n.t('Set API Key') });
-  if (error?.kind === 'notFound' || error?.kind === 'network') {
-    stream.button({ command: 'compactionAgent.setUp', title: vscode.l10n.t('Set Up Endpoint') });
-    stream.button({ command: 'compactionAgent.openSettings', title: vscode.l10n.t('Open Settings') });
-  }
-  if (error?.kind === 'overflow') stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Open Context & Compaction panel') });
-}
-
-function render(event: AgentEvent, stream: vscode.ChatResponseStream): void {
-  switch (event.type) {
-    case 'textDelta':
-      stream.markdown(event.text);
-      break;
-    case 'toolStart':
-      stream.progress(`${event.call.name} ${shortArguments(event.call.arguments)}`);
-      break;
-    case 'toolEnd':
-      for (const file of [...(event.files?.read ?? []), ...(event.files?.modified ?? [])]) {
-        const uri = workspaceUri(file);
-        if (uri) stream.reference(uri);
-      }
-      break;
-    case 'prune':
-      stream.markdown(`\n\n*${vscode.l10n.t('Pruned {0} old tool output(s) from the context (~{1} tokens freed; they stay stored and readable).', event.entry.toolResultIds.length, formatTokens(event.tokensFreed))}*\n\n`);
-      break;
-    case 'compactionStart':
-      stream.progress(event.reason === 'overflow' ? vscode.l10n.t('The endpoint reported an overflow: compacting and retrying once…') : vscode.l10n.t('The context is nearly full: compacting older turns…'));
-      break;
-    case 'compactionReview':
-      stream.progress(vscode.l10n.t('Waiting for your review of the summary in the Context & Compaction panel…'));
-      break;
-    case 'compaction':
-      stream.markdown(`\n\n*${vscode.l10n.t('Compacted the conversation: {0} → {1} tokens.', formatTokens(event.tokensBefore), formatTokens(event.tokensAfter))}*\n\n`);
-      break;
-    case 'notice':
-      stream.markdown(markdownWithText(`\n\n**${vscode.l10n.t('Context window:')}** `, event.message, '\n\n'));
-      break;
-    case 'retry':
-      stream.progress(vscode.l10n.t('Retrying in {0} s ({1})…', Math.round(event.delayMs / 1000), event.reason));
-      break;
-    case 'error':
-      renderModelError(stream, event.message, event.error);
-      if (event.restoredOverBudget) {
-        stream.button({ command: 'compactionAgent.resumeAutoCompaction', title: vscode.l10n.t('Resume Automatic Compaction') });
-        stream.button({ command: 'compactionAgent.pruneNow', title: vscode.l10n.t('Prune now') });
-        stream.button({ command: 'compactionAgent.compactNow', title: vscode.l10n.t('Compact now') });
-        stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Open Context & Compaction panel') });
-      }
-      break;
-    case 'done':
-      if (event.reason === 'maxSteps') stream.markdown(`\n\n*${vscode.l10n.t('Stopped after {0} steps; ask @agent to continue.', event.steps)}*`);
-      break;
-    default:
-      break;
-  }
-}
-
-/**
- * What happened to the context during the request, repeated after the answer: the chat folds everything
- * streamed before the final text into "Completed N steps", where a compaction notice would go unseen.
- */
-class ContextFooter {
-  private pruned = 0;
-  private freed = 0;
-  private readonly compactions: Array<{ id: string; before: number; after: number }> = [];
-
-  observe(event: AgentEvent): void {
-    if (event.type === 'prune') {
-      this.pruned += event.entry.toolResultIds.length;
-      this.freed += event.tokensFreed;
-    }
-    if (event.type === 'compaction') this.compactions.push({ id: event.entry.id, before: event.tokensBefore, after: event.tokensAfter });
-  }
-
-  render(stream: vscode.ChatResponseStream): void {
-    const parts: string[] = [];
-    if (this.pruned > 0) parts.push(vscode.l10n.t('pruned {0} old tool output(s) (~{1} tokens)', this.pruned, formatTokens(this.freed)));
-    for (const compaction of this.compactions) parts.push(vscode.l10n.t('compacted {0} → {1} tokens', formatTokens(compaction.before), formatTokens(compaction.after)));
-    if (parts.length === 0) return;
-    stream.markdown(`\n\n---\n*${vscode.l10n.t('Context: {0}. Nothing was deleted.', parts.join('; '))}*\n`);
-    const last = this.compactions.at(-1);
-    if (!last) return;
-    stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
-    stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore pre-compaction branch'), arguments: [last.id] });
-  }
 }
 
 /** Why the images of this request stay out of the call, or undefined when the model gets them. */
@@ -223,6 +124,7 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
   const premiumNote = premiumRequestWarning(session.id, bound.stream);
   if (premiumNote) stream.markdown(noteMarkdown(premiumNote));
   const tally = new PremiumRequestTally([bound.stream, bound.summaryStream]);
+  let toolsNote: string | undefined;
   try {
     const counter = await session.ensureCounter();
     const registry = new ToolRegistry();
@@ -254,8 +156,11 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
         settings: configuration.settings,
       });
       for (const tool of selection.chosen) registry.addExternal(tool);
-      if (selection.dropped.length > 0) {
-        stream.markdown(`*${vscode.l10n.t("Offered {0} of {1} VS Code tools: all of them would take more than a quarter of this model's {2}-token prompt budget (compactionAgent.tools.includeVsCodeTools).", selection.chosen.length, optional.length, formatTokens(selection.limit * 4))}*\n\n`);
+      // Said after the answer, once per session and selection: the first line of a reply is what the person asked for.
+      const left = `${selection.chosen.length}/${optional.length}/${selection.limit}`;
+      if (selection.dropped.length > 0 && toolsNoteShown.get(session) !== left) {
+        toolsNoteShown.set(session, left);
+        toolsNote = vscode.l10n.t("Not every VS Code tool was offered to the model: {0} of {1}, since all of them would take more than a quarter of this model's {2}-token prompt budget. Set compactionAgent.tools.includeVsCodeTools to false to offer none.", selection.chosen.length, optional.length, formatTokens(selection.limit * 4));
       }
     }
     const confirm = input.confirm;
@@ -305,11 +210,12 @@ export async function runAgentRequest(input: AgentRunInput): Promise<void> {
     const reasoning = new ReasoningView(stream);
     for await (const event of events) {
       reasoning.observe(event);
-      render(event, stream);
+      renderEvent(event, stream);
       footer.observe(event);
     }
     reasoning.flush();
     footer.render(stream);
+    if (toolsNote) stream.markdown(markdownWithText('\n\n*', toolsNote, '*\n'));
     const requests = tally.footer();
     if (requests) stream.markdown(markdownWithText('\n\n*', `${requests}.`, '*\n'));
   } finally {

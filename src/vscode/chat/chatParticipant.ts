@@ -1,7 +1,8 @@
 // The @agent chat participant: maps the chat thread to its session, then runs a slash command or the agent.
 import * as vscode from 'vscode';
 import type { CommandSnapshots } from '../../core/checkpoints/commandSnapshots';
-import { runAgentRequest, renderModelError } from './agentRun';
+import { runAgentRequest } from './agentRun';
+import { renderModelError } from './agentEventView';
 import type { AgentSession } from '../sessions/agentSession';
 import type { AgentSessions } from '../sessions/agentSessions';
 import { compactCommand, contextCommand, handoffCommand, pruneCommand } from './chatSlashCommands';

@@ -18,27 +18,27 @@ export interface SlashCommandInput {
 }
 
 export async function compactCommand(input: SlashCommandInput): Promise<void> {
-  const { session, stream, configuration, review } = input;
+  const { session, stream, review } = input;
   const instructions = input.prompt.trim() || undefined;
   stream.progress(instructions ? vscode.l10n.t('Summarizing older turns (focus: {0})…', instructions) : vscode.l10n.t('Summarizing older turns…'));
-  const pending = await review.propose(session, instructions, false, input.signal);
+  const done = await review.compact(session, input.prompt, input.signal);
   if (input.signal.aborted) {
     stream.markdown(vscode.l10n.t('Compaction cancelled; nothing changed.'));
     return;
   }
-  if (!pending) {
+  if (!done) {
     stream.markdown(vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
     return;
   }
-  const reviewFirst = configuration.settings.compaction.review !== 'never' || pending.review.proposal.needsReview;
-  if (reviewFirst) {
+  if ('review' in done) {
+    const { proposal } = done.review;
     input.showPanel();
-    const why = pending.review.proposal.needsReview ? ` ${vscode.l10n.t('It needs your review: {0}.', pending.review.proposal.problems.join('; '))}` : '';
-    stream.markdown(`${vscode.l10n.t('The proposed summary ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.', formatTokens(pending.review.proposal.tokensBefore), formatTokens(pending.review.proposal.tokensAfter))}${why}`);
+    const why = proposal.needsReview ? ` ${vscode.l10n.t('It needs your review: {0}.', proposal.problems.join('; '))}` : '';
+    stream.markdown(`${vscode.l10n.t('The proposed summary ({0} → ~{1} tokens) is open in the **Context & Compaction** panel: edit it if you like, then Apply or Cancel.', formatTokens(proposal.tokensBefore), formatTokens(proposal.tokensAfter))}${why}`);
     stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('Review summary') });
     return;
   }
-  const entry = await review.applyPending(pending, pending.review.proposal.summary, false);
+  const { entry } = done.applied;
   stream.markdown(vscode.l10n.t('Compacted: {0} → {1} tokens.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
   stream.button({ command: 'compactionAgent.showBudget', title: vscode.l10n.t('View summary') });
   stream.button({ command: 'compactionAgent.restorePreCompactionBranch', title: vscode.l10n.t('Restore pre-compaction branch'), arguments: [entry.id] });
@@ -113,7 +113,9 @@ export async function handoffCommand(input: SlashCommandInput): Promise<AgentSes
     stream.markdown(vscode.l10n.t('Nothing to hand off yet: this session has no messages. Send a request first, or start an empty session with `/new`.'));
     return undefined;
   }
-  const { proposal, modelId } = made;
+  const { modelId } = made;
+  // What is applied is the proposal the review holds when the person applies it (Regenerate replaces the first one).
+  let proposal = made.proposal;
   let summary = proposal.summary;
   let edited = false;
   if (configuration.settings.compaction.review !== 'never' || proposal.needsReview) {
@@ -125,10 +127,10 @@ export async function handoffCommand(input: SlashCommandInput): Promise<AgentSes
       stream.markdown(decision.reason ? vscode.l10n.t('Hand-off cancelled ({0}); nothing changed.', decision.reason) : vscode.l10n.t('Hand-off cancelled; nothing changed.'));
       return undefined;
     }
-    summary = decision.summary;
-    edited = decision.edited;
+    ({ proposal, summary, edited } = decision);
   }
-  const started = await review.startHandoffSession(session, proposal, summary, edited, modelId);
+  const started = await review.startSession(session, proposal, { summary, edited }, modelId, true);
+  if (!started) throw new Error(vscode.l10n.t('The new session could not be created.'));
   const seed = started.log.path()[0];
   const tokens = seed?.type === 'compaction' ? vscode.l10n.t(' (~{0} tokens)', formatTokens(seed.tokensAfter)) : '';
   stream.markdown(vscode.l10n.t('Started a new session from the reviewed summary{0}; this chat continues it, and your next request names it. "{1}" stays whole in **Compaction Agent: Sessions…**.', tokens, escapeMarkdownCell(session.title)));

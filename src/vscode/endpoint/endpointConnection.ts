@@ -6,7 +6,8 @@ import { findListedModel, type ModelInfo } from '../../core/llm/modelList';
 import type { DoneEvent } from '../../core/llm/modelStream';
 import { OpenAiChatClient } from '../../core/llm/openaiChatClient';
 import { serverFetchJson } from '../../core/llm/serverFetch';
-import { discoverWindow, raiseWindowHint, servedModelWindow, serverTruncates, type DiscoveredWindow } from '../../core/llm/windowDiscovery';
+import type { DiscoveredWindow } from '../../core/llm/serverWindowFacts';
+import { discoverWindow, raiseWindowHint, servedModelWindow, serverTruncates } from '../../core/llm/windowDiscovery';
 import { openAiContextWindow } from '../../core/llm/openAiModelWindows';
 import type { EndpointFlavor, Settings } from '../../core/settings/settings';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -40,8 +41,8 @@ export class EndpointConnection implements vscode.Disposable {
   private readonly probes = new Map<string, Promise<DiscoveredWindow | undefined>>();
   /** Windows learned from the model a reply named (an Azure deployment's model), per model id. */
   private readonly servedWindows = new Map<string, DiscoveredWindow>();
-  /** Models whose server only knew a length until it loads them: asked again after a reply. */
-  private readonly untilLoaded = new Set<string>();
+  /** Models whose server had not loaded them when asked (a length until loaded, or one read before loading): asked again after a reply. */
+  private readonly askAgain = new Set<string>();
 
   /** Fires when the endpoint, its key or its models may have changed. */
   readonly onDidChangeEndpoint = this.changed.event;
@@ -58,7 +59,7 @@ export class EndpointConnection implements vscode.Disposable {
       this.listingError = undefined;
       this.probes.clear();
       this.servedWindows.clear();
-      this.untilLoaded.clear();
+      this.askAgain.clear();
       this.changed.fire();
     };
     this.subscriptions.push(configuration.onDidChangeSettings(reset), keys.onDidChangeApiKey(reset));
@@ -156,7 +157,7 @@ export class EndpointConnection implements vscode.Disposable {
     const served = this.servedWindows.get(info.id);
     if (served) return { learned, server: { contextWindow: served.tokens, detail: served.detail } };
     const discovered = probe ? await this.probe(info.id) : undefined;
-    if (discovered && !discovered.untilLoaded) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail } };
+    if (discovered && !discovered.untilLoaded) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail, ...(discovered.beforeLoad ? { beforeLoad: true } : {}) } };
     if (discovered) return { learned, server: { contextWindow: discovered.tokens, detail: discovered.detail, untilLoaded: true } };
     if (info.trainedWindow !== undefined) {
       return { learned, server: { contextWindow: info.trainedWindow, detail: vscode.l10n.t("the model list's trained length (the server did not say what it runs; unknown until loaded)"), untilLoaded: true } };
@@ -166,9 +167,9 @@ export class EndpointConnection implements vscode.Disposable {
   }
 
   /**
-   * After a reply while the window was unknown: the window the reply showed. The model a deployment runs (Azure and
-   * LiteLLM name it in every chunk), else the server asked again (the reply loaded the model: Ollama's /api/ps, a
-   * llama.cpp router's /props, LM Studio's loaded instance). Kept until the endpoint changes.
+   * After a reply while the window was unknown or read before the model was loaded: the window the reply showed. The
+   * model a deployment runs (Azure and LiteLLM name it in every chunk), else the server asked again (the reply loaded
+   * the model: Ollama's /api/ps, a llama.cpp router's /props, LM Studio's loaded instance). Kept until the endpoint changes.
    */
   async windowAfterReply(model: string, done: DoneEvent): Promise<DiscoveredWindow | undefined> {
     const endpoint = this.configuration.settings.endpoint;
@@ -181,7 +182,7 @@ export class EndpointConnection implements vscode.Disposable {
       }
     }
     // Only a server that loads models on demand can say more now; a generic one that said nothing is not asked again.
-    if (!this.untilLoaded.has(model) && flavor !== 'ollama' && flavor !== 'llamacpp' && flavor !== 'lmstudio') return undefined;
+    if (!this.askAgain.has(model) && flavor !== 'ollama' && flavor !== 'llamacpp' && flavor !== 'lmstudio') return undefined;
     this.probes.delete(model);
     const found = await this.probe(model);
     return found && !found.untilLoaded ? found : undefined;
@@ -194,8 +195,8 @@ export class EndpointConnection implements vscode.Disposable {
     this.probes.set(model, answer);
     // What a server that has not loaded the model says is only good until it loads it (the next request does).
     void answer.then((found) => {
-      if (!found?.untilLoaded) return;
-      this.untilLoaded.add(model);
+      if (!found?.untilLoaded && !found?.beforeLoad) return;
+      this.askAgain.add(model);
       const timer = setTimeout(() => {
         if (this.probes.get(model) === answer) this.probes.delete(model);
       }, UNTIL_LOADED_RETRY_MS);

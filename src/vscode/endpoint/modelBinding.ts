@@ -5,7 +5,7 @@ import { windowSettingFor } from '../../core/settings/settings';
 import { VSCODE_MODEL_PREFIX, vscodeModelRef } from '../../core/settings/summaryModelRef';
 import { thresholdsFor } from '../../core/budget/thresholds';
 import type { DoneEvent, ModelStream } from '../../core/llm/modelStream';
-import type { DiscoveredWindow } from '../../core/llm/windowDiscovery';
+import type { DiscoveredWindow } from '../../core/llm/serverWindowFacts';
 import type { Configuration } from '../configuration';
 import type { EndpointConnection } from './endpointConnection';
 import { SETUP_MODEL_ID, VENDOR } from './endpointModelProvider';
@@ -53,8 +53,11 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     const listed = await endpoint.listedModel(model.id);
     const inputs = { setting: windowSettingFor(settings, model.id), ...(await endpoint.windowInputs(listed)) };
     const { window, remember } = resolveWindowWithMemory(endpoint.windows, endpoint.windowKey, model.id, inputs);
-    // A window only the first reply can tell (the model a deployment runs, a model the server loads on that request).
-    const afterReply = windowIsKnown(window.source) ? {} : { windowAfterReply: (done: DoneEvent) => endpoint.windowAfterReply(model.id, done) };
+    // A window only the first reply can tell (the model a deployment runs, a model the server loads on that request),
+    // or one read before the server loaded the model, which loading may lower: asked again after that reply.
+    const known = windowIsKnown(window.source);
+    const askAfterReply = !known || window.readBeforeLoad === true;
+    const afterReply = askAfterReply ? { windowAfterReply: (done: DoneEvent) => windowShownByReply(endpoint, model.id, done, known ? window.tokens : undefined) } : {};
     const choice = modelChoice(model.id, window);
     const stream = await endpoint.client(model.id);
     const summary = await summaryModel(endpoint, configuration, stream, window.tokens);
@@ -92,6 +95,12 @@ export async function bindModel(model: vscode.LanguageModelChat, endpoint: Endpo
     raiseWindowHint: 'pick a model with a larger window',
     ...(summary.note ? { summaryNote: summary.note } : {}),
   };
+}
+
+/** What the first reply showed: any window while it was unknown, else only a smaller one than was read before loading. */
+async function windowShownByReply(endpoint: EndpointConnection, model: string, done: DoneEvent, readBefore: number | undefined): Promise<DiscoveredWindow | undefined> {
+  const found = await endpoint.windowAfterReply(model, done);
+  return found && (readBefore === undefined || found.tokens < readBefore) ? found : undefined;
 }
 
 function modelChoice(id: string, window: ResolvedWindow): ModelChoice {

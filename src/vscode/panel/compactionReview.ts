@@ -1,39 +1,36 @@
 // The panel's backend: what the panel shows (state, notices, drop preview) and its actions, each handed to the core's flows.
 import * as vscode from 'vscode';
 import type { ReviewDecision } from '../../core/agent/agentEvents';
+import { approveReview, cancelReview, compactByName, regenerateReview, type Compacted } from '../../core/agent/reviewFlows';
+import type { Approval } from '../../core/compaction/applyProposal';
 import type { CompactionProposal, SummarizeFn } from '../../core/compaction/compaction';
-import { proposeCompaction } from '../../core/compaction/compaction';
 import { proposeHandoff } from '../../core/compaction/handoff';
-import { applyReviewed, handOff, proposeForReview } from '../../core/agent/sessionFlows';
 import type { PendingReview } from '../../core/agent/sessionEngine';
 import type { CountingDeps } from '../../core/budget/meter';
 import { pruneNow } from '../../core/agent/pruneRunner';
 import type { CompactionEntry } from '../../core/session/entries';
 import { formatTokens } from '../../shared/budgetFormat';
-import { toHistoryView } from '../../core/views/historyView';
 import { toProposalView } from '../../core/views/proposalView';
-import { toUsageView } from '../../core/views/usageView';
-import type { BusyWhat, CompactionProposalView, Notice, PanelState, UsageView } from '../../shared/panelViewModels';
+import { pathViews } from '../../core/views/pathViews';
+import { emptyPanelState, type BusyWhat, type CompactionProposalView, type Notice, type PanelState, type UsageView } from '../../shared/panelViewModels';
 import { VENDOR } from '../endpoint/endpointModelProvider';
-import { emptyPanelState } from '../../shared/panelViewModels';
 import type { AgentSession } from '../sessions/agentSession';
 import type { AgentSessions } from '../sessions/agentSessions';
 import type { PanelBackend } from './panelBackend';
 import { restorePreCompaction } from '../sessions/checkpointRestore';
-import { applyDropExclusively, dropDone, measureDropTarget } from './contextDrop';
+import { handedOff, handoffSession, startHandoffSession } from '../sessions/handoffSession';
+import { PanelDrop } from './contextDrop';
 import { confirmStopRequest } from '../sessions/stopRequestConfirmation';
-import { latestDrop, type DropPreview } from '../../core/agent/dropRunner';
-import { contextTurns } from '../../core/context/contextDrops';
-import { toDropPreviewView, toTurnViews } from '../../core/views/dropView';
+
+/** Told to a request that waited for a proposal a newer one replaced. */
+const replaced = (): string => vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.');
+
+const compactedText = (entry: CompactionEntry): string =>
+  vscode.l10n.t('Compacted: {0} → {1} tokens. Restore Pre-Compaction Branch undoes it.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter));
 
 /** A summarizer bound to a model, for a session. */
 export type SummarizerSource = (session: AgentSession) => Promise<{ summarize: SummarizeFn; modelId: string }>;
 
-/** A session's waiting review, with the session it belongs to. */
-interface Pending {
-  session: AgentSession;
-  review: PendingReview<CompactionProposal>;
-}
 
 export class CompactionReview implements PanelBackend, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -42,8 +39,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   /** The panel's banner, with the session it is about: another session's panel never shows it. */
   private notice: { sessionId: string | undefined; notice: Notice } | undefined;
   /** A drop measured in the panel, waiting for Drop or Cancel. */
-  private drop: { id: string; session: AgentSession; preview: DropPreview } | undefined;
-  private drops = 0;
+  private readonly drops = new PanelDrop();
   /** Sessions whose review is waiting, so the panel can point to one that is not the active session. */
   private readonly waiting = new Set<AgentSession>();
 
@@ -64,21 +60,23 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     const measured = session.measure();
     if (!measured) void session.ensureCounter().then(() => this.changed.fire());
     const review = session.engine.review;
-    const pending = review ? { session, review } : undefined;
     const budget = session.budgetView(measured);
     const elsewhere = [...this.waiting].find((other) => other !== session && other.engine.review?.answer);
     const notice = own ?? (elsewhere ? { level: 'info' as const, text: vscode.l10n.t("A compaction of the session \"{0}\" waits for your review: continue that session's chat (or pick it in Manage Sessions) to see it.", elsewhere.title) } : undefined);
     const path = measured?.path ?? session.log.path();
+    const dropPreview = this.drops.viewFor(session);
+    const views = pathViews(path, measured?.counts);
     return {
-      session: { id: session.id, title: session.title },
+      session: { id: session.id, title: session.title, ...(session.log.readOnly ? { readOnly: true } : {}) },
       ...(budget ? { budget } : {}),
-      ...(pending ? { proposal: this.view(pending) } : {}),
+      ...(review ? { proposal: this.view(session, review) } : {}),
       ...(this.busy ? { busy: this.busy } : {}),
-      history: toHistoryView(path, measured?.counts),
-      turns: toTurnViews(contextTurns(path)),
-      canUndoDrop: latestDrop(path) !== undefined,
-      ...(this.drop && this.drop.session === session && this.drop.preview.leafId === session.log.leafId ? { dropPreview: toDropPreviewView(this.drop.id, this.drop.preview) } : {}),
-      usage: this.usageWithPremium(toUsageView(path)),
+      history: views.history,
+      turns: views.turns,
+      ...(views.turnsOmitted > 0 ? { turnsOmitted: views.turnsOmitted } : {}),
+      canUndoDrop: views.canUndoDrop,
+      ...(dropPreview ? { dropPreview } : {}),
+      usage: this.usageWithPremium(views.usage),
       ...(notice ? { notice } : {}),
     };
   }
@@ -91,35 +89,19 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
   }
 
   async previewDrop(target: string): Promise<void> {
-    const session = await this.requireSession();
-    const measured = await measureDropTarget(session, target);
-    if ('error' in measured) {
-      this.drop = undefined;
-      this.say('warning', `${measured.error} Nothing was dropped.`);
-      return;
-    }
-    this.drop = { id: `drop-${++this.drops}`, session, preview: measured };
-    this.notice = undefined;
-    this.changed.fire();
+    const error = await this.drops.preview(await this.requireSession(), target);
+    if (error) this.say('warning', error);
+    else this.tell(undefined);
   }
 
   async confirmDrop(previewId: string): Promise<void> {
-    const drop = this.drop;
-    if (!drop || drop.id !== previewId) throw new Error('That drop is no longer current; choose it again.');
-    this.drop = undefined;
+    const done = this.drops.confirm(previewId);
     this.changed.fire();
-    const entry = await applyDropExclusively(drop.session, drop.preview);
-    if (!entry) {
-      this.say('info', 'Nothing was dropped.');
-      return;
-    }
-    const message = dropDone(entry);
-    this.say('info', message);
-    drop.session.noteForChat(message);
+    this.say('info', await done);
   }
 
   cancelDrop(previewId: string): Promise<void> {
-    if (this.drop?.id === previewId) this.drop = undefined;
+    this.drops.cancel(previewId);
     this.say('info', 'Nothing was dropped.');
     return Promise.resolve();
   }
@@ -132,176 +114,88 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     this.say('info', entry ? vscode.l10n.t('Pruned {0} old tool output(s), freeing ~{1} tokens. They stay stored and readable.', entry.toolResultIds.length, formatTokens(entry.tokensFreed)) : vscode.l10n.t('Nothing to prune: no tool output outside the protected recent window.'));
   }
 
-  /**
-   * Compact Now (panel and palette): outside any request, so a running one is stopped first; one that only
-   * waits for a review is answered by this newer proposal without asking.
-   */
   async compactNow(instructions: string): Promise<CompactionProposalView | undefined> {
     const session = await this.requireSession();
-    const pending = await session.engine.exclusive('compacting', () => this.propose(session, instructions.trim() || undefined, false), confirmStopRequest, {
-      replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.'),
-    });
-    return pending ? this.view(pending) : undefined;
-  }
-
-  /** Proposes a compaction for review (or returns undefined with a notice when there is nothing to compact). */
-  async propose(session: AgentSession, instructions: string | undefined, auto: boolean, signal?: AbortSignal): Promise<Pending | undefined> {
-    const { summarize, modelId } = await this.summarizerFor(session);
-    const deps = await this.deps(session);
-    const stop = signal ?? new AbortController().signal;
-    const replacedBecause = vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.');
-    const review = await this.whileBusy('summarizing', () => proposeForReview(session, { ...deps, summarize, signal: stop, ...(instructions ? { instructions } : {}), auto, modelId, replacedBecause }));
-    if (stop.aborted) return undefined;
-    if (!review) {
-      this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
-      return undefined;
-    }
-    this.notice = undefined;
-    this.changed.fire();
-    return { session, review };
-  }
-
-  async apply(proposalId: string, summary: string, edited: boolean): Promise<void> {
-    const session = await this.sessionWithReview(proposalId);
-    const review = session.engine.takeReview(proposalId);
-    if (review.answer) {
-      session.engine.settle(review, { action: 'apply', summary, edited });
-      return;
-    }
-    if (review.proposal.handoff) {
-      const started = await this.startSession(session, review.proposal, summary, edited, review.modelId, false);
-      if (started) await this.continueInNewChat(started);
-      return;
-    }
-    await session.engine.exclusive('applying', () => this.applyPending({ session, review }, summary, edited), confirmStopRequest);
+    const done = await this.compact(session, instructions);
+    return done && 'review' in done ? this.view(session, done.review) : undefined;
   }
 
   /**
-   * Summarizes the whole context for a new session (nothing is written); undefined with a notice when the
-   * session has no message yet.
+   * A compaction asked for by name (/compact, Compact Now in the panel and the palette). Inside its request (`signal`
+   * given) the session is held; otherwise it is taken, stopping a running request after asking, and one that only
+   * waits for a review is answered by this newer proposal without asking. Review mode "never" applies a summary that
+   * passed validation at once; else it waits for review.
    */
+  async compact(session: AgentSession, instructions: string, signal?: AbortSignal): Promise<Compacted | undefined> {
+    const given = instructions.trim() || undefined;
+    const work = async (): Promise<Compacted | undefined> => {
+      const { summarize, modelId, deps } = await this.summarizing(session);
+      const stop = signal ?? new AbortController().signal;
+      const done = await compactByName(session, { ...deps, summarize, signal: stop, ...(given ? { instructions: given } : {}), modelId, replacedBecause: replaced(), whileSummarizing: (w) => this.whileBusy('summarizing', w), whileApplying: (w) => this.whileBusy('applying', w) });
+      if (stop.aborted) return undefined;
+      this.tell(!done ? vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.') : 'applied' in done ? compactedText(done.applied.entry) : undefined);
+      return done ?? undefined;
+    };
+    return signal ? work() : session.engine.exclusive('compacting', work, confirmStopRequest, { replacesReview: vscode.l10n.t('The automatic compaction waiting for review was replaced by your Compact Now.') });
+  }
+
+  /** Apply: exactly the proposal shown under `proposalId` (the core's approveReview; a waiting request applies it itself). */
+  async apply(proposalId: string, summary: string, edited: boolean): Promise<void> {
+    const session = this.sessionWithReview(proposalId) ?? (await this.requireSession());
+    const handoff = session.engine.reviewFor(proposalId).proposal.handoff ? handoffSession(this.sessions, session) : undefined;
+    const done = await approveReview(session, proposalId, { summary, edited }, { deps: await this.deps(session), ...(handoff ? { handoff: handoff.target } : {}), confirmStop: confirmStopRequest, whileApplying: (work) => this.whileBusy('applying', work) });
+    if (!done || done === 'answered') return;
+    if (handoff) await handedOff(this.sessions, session, handoff.created(), true, (text) => this.tell(text));
+    else this.tell(compactedText(done.entry));
+  }
+
+  /** Summarizes the whole context for a new session (nothing is written); undefined with a notice when the session has no message yet. */
   async proposeHandoff(session: AgentSession, instructions: string | undefined, signal?: AbortSignal): Promise<{ proposal: CompactionProposal; modelId: string } | undefined> {
-    const { summarize, modelId } = await this.summarizerFor(session);
-    const deps = await this.deps(session);
+    const { summarize, modelId, deps } = await this.summarizing(session);
     const proposal = await this.whileBusy('summarizing', () => proposeHandoff(session.log, { ...deps, summarize, signal: signal ?? new AbortController().signal, ...(instructions ? { instructions } : {}) }));
     if (signal?.aborted) return undefined;
-    if (!proposal) {
-      this.say('info', 'Nothing to hand off yet: this session has no messages.');
-      return undefined;
-    }
-    return { proposal, modelId };
+    if (!proposal) this.say('info', 'Nothing to hand off yet: this session has no messages.');
+    return proposal ? { proposal, modelId } : undefined;
   }
 
-  /**
-   * New Session from Summary (panel and palette): outside any request. The summary waits for review in the panel
-   * like a compaction's (review mode "never" starts the session at once); Apply starts it.
-   */
+  /** New Session from Summary (panel and palette): outside any request; the summary waits for review like a compaction's (review mode "never" starts the session at once). */
   async handOff(instructions: string): Promise<void> {
     const session = await this.requireSession();
     const made = await session.engine.exclusive('summarizing for a hand-off', () => this.proposeHandoff(session, instructions.trim() || undefined), confirmStopRequest, {
       replacesReview: 'The compaction waiting for review was replaced by your hand-off.',
     });
     if (!made) return;
-    const { proposal, modelId } = made;
-    if ((await this.deps(session)).settings.compaction.review === 'never' && !proposal.needsReview) {
-      const started = await this.startSession(session, proposal, proposal.summary, false, modelId, false);
-      if (started) await this.continueInNewChat(started);
+    if ((await this.deps(session)).settings.compaction.review === 'never' && !made.proposal.needsReview) {
+      await this.startSession(session, made.proposal, { summary: made.proposal.summary, edited: false }, made.modelId, false);
       return;
     }
-    session.engine.offerReview(proposal, false, modelId, 'A newer proposal replaced the one waiting for review.');
-    this.notice = undefined;
+    session.engine.offerReview(made.proposal, false, made.modelId, 'A newer proposal replaced the one waiting for review.');
     this.showPanel();
-    this.changed.fire();
+    this.tell(undefined);
   }
 
-  /** For /handoff, inside the request that holds the session: starts the new session from the reviewed summary. */
-  async startHandoffSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string): Promise<AgentSession> {
-    const started = await this.startSession(session, proposal, summary, edited, modelId, true);
-    if (!started) throw new Error('The new session could not be created.');
-    return started;
+  /** For /handoff (in its request) and review mode "never": see startHandoffSession. */
+  async startSession(session: AgentSession, proposal: CompactionProposal, approval: Approval, model: string, inRequest: boolean): Promise<AgentSession | undefined> {
+    return startHandoffSession(this.sessions, session, proposal, approval, { deps: await this.deps(session), model, inRequest, whileApplying: (work) => this.whileBusy('applying', work), say: (text) => this.say('info', text) });
   }
 
-  /**
-   * Starts the new session from a reviewed hand-off summary (the core's flow: the source held, planned again on what
-   * it is now; the source is not written to) and makes it the active one. `inRequest`: the /handoff request holds the
-   * session already; otherwise it is taken. Undefined when the person kept a running request.
-   */
-  private async startSession(session: AgentSession, proposal: CompactionProposal, summary: string, edited: boolean, modelId: string, inRequest: boolean): Promise<AgentSession | undefined> {
-    const deps = await this.deps(session);
-    let created: AgentSession | undefined;
-    const source = { sessionId: session.id, leafId: session.log.leafId, title: session.title };
-    const started = await this.whileBusy('applying', () =>
-      handOff(session, proposal, {
-        summary,
-        edited,
-        model: modelId,
-        source,
-        deps,
-        create: async (from) => {
-          // Named by its first request like any session; until then its title says whose work it continues.
-          created = await this.sessions.create(vscode.l10n.t('Continues “{0}”', session.title), { handoffFrom: from }, { untitled: true, from: session });
-          return created.log;
-        },
-        confirmStop: confirmStopRequest,
-        inRequest,
-      }),
-    );
-    if (!started) return undefined;
-    if (!created) throw new Error('The new session could not be created.');
-    this.sessions.activate(created);
-    this.say('info', vscode.l10n.t('Started a new session from the reviewed summary; your next @agent request continues it and names it. "{0}" stays whole in Sessions.', session.title));
-    return created;
-  }
-
-  /** After a hand-off outside a chat: the next @agent request in a new chat continues the new session. */
-  private async continueInNewChat(session: AgentSession): Promise<void> {
-    this.sessions.offerHandoff(session);
-    try {
-      await vscode.commands.executeCommand('workbench.action.chat.newChat');
-      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@agent ', isPartialQuery: true });
-    } catch {
-      // Without a Chat view the new session is still the active one: any new @agent chat continues it.
-    }
-  }
-
-  /** Applies without review (review mode "never"), or after the person approved. */
-  async applyPending(pending: Pending, summary: string, edited: boolean): Promise<CompactionEntry> {
-    const { session, review } = pending;
-    const deps = await this.deps(session);
-    const entry = await this.whileBusy('applying', () => applyReviewed(session, review, summary, edited, deps));
-    this.say('info', vscode.l10n.t('Compacted: {0} → {1} tokens. Restore Pre-Compaction Branch undoes it.', formatTokens(entry.tokensBefore), formatTokens(entry.tokensAfter)));
-    return entry;
-  }
-
+  /** Regenerate: the core's regenerateReview replaces the proposal the engine holds (the same cut, the instructions given now). */
   async regenerate(proposalId: string, instructions: string): Promise<CompactionProposalView | undefined> {
-    const session = await this.sessionWithReview(proposalId);
-    const old = session.engine.review;
-    if (!old || old.id !== proposalId) throw new Error(vscode.l10n.t('That proposal is no longer current; compact again.'));
-    const { summarize } = await this.summarizerFor(session);
-    const deps = await this.deps(session);
+    const session = this.sessionWithReview(proposalId) ?? (await this.requireSession());
+    const { summarize, deps } = await this.summarizing(session);
     const given = instructions.trim() || undefined;
-    const options = { ...deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), force: true };
-    const proposal = await this.whileBusy('summarizing', () => (old.proposal.handoff ? proposeHandoff(session.log, options) : proposeCompaction(session.log, options)));
-    if (!proposal) {
-      session.engine.dropReview(vscode.l10n.t('There is nothing to compact any more.'));
-      this.say('info', vscode.l10n.t('Nothing to compact yet: the conversation is shorter than what is kept verbatim.'));
-      return undefined;
-    }
-    const revised = session.engine.revise(proposalId, proposal);
-    return this.view({ session, review: revised });
+    const revised = await regenerateReview(session, proposalId, { deps, summarize, signal: new AbortController().signal, ...(given ? { instructions: given } : {}), whileSummarizing: (work) => this.whileBusy('summarizing', work) });
+    if (!revised) this.say('info', 'Nothing to hand off yet: this session has no messages.');
+    return revised ? this.view(session, revised) : undefined;
   }
 
   async cancel(proposalId: string): Promise<void> {
-    const session = await this.sessionWithReview(proposalId);
-    const review = session.engine.takeReview(proposalId);
-    session.engine.settle(review, { action: 'cancel' });
+    const session = this.sessionWithReview(proposalId) ?? (await this.requireSession());
+    const review = cancelReview(session, proposalId);
     this.say('info', review.proposal.handoff ? vscode.l10n.t('Hand-off cancelled; nothing changed.') : vscode.l10n.t('Compaction cancelled; nothing changed.'));
   }
 
-  /**
-   * Restore Pre-Compaction Branch (panel and palette): the core's flow undoes the compaction, with the files when the
-   * person chooses them; returns what happened, in words, and the panel shows it too.
-   */
+  /** Restore Pre-Compaction Branch (panel and palette): the core's flow undoes it; returns what happened, in words, and the panel shows it too. */
   async restore(compactionId: string): Promise<string> {
     const session = await this.requireSession();
     const message = await restorePreCompaction(session, compactionId, (work) => this.whileBusy('applying', work));
@@ -309,24 +203,21 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     return message;
   }
 
-  async pin(entryId: string): Promise<void> {
-    const session = await this.requireSession();
-    await session.log.append({ type: 'pin', targetId: entryId, pinned: true });
+  async pin(entryId: string, pinned = true): Promise<void> {
+    await (await this.requireSession()).log.append({ type: 'pin', targetId: entryId, pinned });
   }
 
-  async unpin(entryId: string): Promise<void> {
-    const session = await this.requireSession();
-    await session.log.append({ type: 'pin', targetId: entryId, pinned: false });
+  unpin(entryId: string): Promise<void> {
+    return this.pin(entryId, false);
   }
 
   async countTokens(text: string): Promise<number> {
-    const session = await this.requireSession();
-    return (await session.ensureCounter()).countText(text);
+    return (await (await this.requireSession()).ensureCounter()).countText(text);
   }
 
-  /** For the agent loop: shows the proposal in the panel (its session becomes the active one) and resolves with the person's decision. */
+  /** For a request that waits for a review (the agent loop, /handoff): shows the proposal (its session becomes the active one) and resolves with the person's decision. */
   reviewForLoop(session: AgentSession, proposal: CompactionProposal, modelId: string, signal: AbortSignal): Promise<ReviewDecision> {
-    const { decision } = session.engine.awaitReview(proposal, modelId, signal, vscode.l10n.t('A newer compaction proposal replaced the one waiting for review.'));
+    const { decision } = session.engine.awaitReview(proposal, modelId, signal, replaced());
     this.waiting.add(session);
     void decision.finally(() => {
       this.waiting.delete(session);
@@ -340,9 +231,7 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
 
   /** A new request in the session: its banner was about what came before (the chat's reply repeats what matters). */
   dismissNotice(session: AgentSession): void {
-    if (this.notice?.sessionId !== session.id) return;
-    this.notice = undefined;
-    this.changed.fire();
+    if (this.notice?.sessionId === session.id) this.tell(undefined);
   }
 
   say(level: Notice['level'], text: string): void {
@@ -350,16 +239,22 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     this.changed.fire();
   }
 
-  private view(pending: Pending): CompactionProposalView {
-    return toProposalView(pending.review.id, pending.review.proposal, pending.session.log.path(), pending.review.auto);
+  /** Says `text` in the banner, or takes the banner down (something new to look at replaced what it said). */
+  private tell(text: string | undefined): void {
+    if (text !== undefined) return this.say('info', text);
+    this.notice = undefined;
+    this.changed.fire();
+  }
+
+  private view(session: AgentSession, review: PendingReview<CompactionProposal>): CompactionProposalView {
+    return toProposalView(review.id, review.proposal, session.log.path(), review.auto);
   }
 
   /** The session whose waiting review is `proposalId` (the active one first, then any with a review waiting). */
-  private async sessionWithReview(proposalId: string): Promise<AgentSession> {
+  private sessionWithReview(proposalId: string): AgentSession | undefined {
     const active = this.sessions.active;
     if (active?.engine.review?.id === proposalId) return active;
-    for (const session of this.waiting) if (session.engine.review?.id === proposalId) return session;
-    return this.requireSession();
+    return [...this.waiting].find((session) => session.engine.review?.id === proposalId);
   }
 
   private async requireSession(): Promise<AgentSession> {
@@ -367,6 +262,11 @@ export class CompactionReview implements PanelBackend, vscode.Disposable {
     if (!session) throw new Error(vscode.l10n.t('No @agent session yet: start one by sending a message to @agent in the Chat view.'));
     if (session.log.readOnly) throw new Error(vscode.l10n.t('This session is open in another window; change it there.'));
     return session;
+  }
+
+  /** The session's summarizer and its model, and its counting deps: what a flow that summarizes needs. */
+  private async summarizing(session: AgentSession): Promise<{ summarize: SummarizeFn; modelId: string; deps: CountingDeps }> {
+    return { ...(await this.summarizerFor(session)), deps: await this.deps(session) };
   }
 
   private async deps(session: AgentSession): Promise<CountingDeps> {

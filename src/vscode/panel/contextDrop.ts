@@ -1,12 +1,16 @@
 // Dropping parts of the context from the chat (/drop), the palette and its confirm button: measured first, applied through the session engine.
 import * as vscode from 'vscode';
 import { applyDrop, previewDrop, previewUndo, targetEntryIds, type DropPreview } from '../../core/agent/dropRunner';
-import { contextTurns, parseDropTarget, type ContextTurn } from '../../core/context/contextDrops';
+import { parseDropTarget } from '../../core/context/contextDrops';
+import { contextTurns } from '../../core/context/contextTurns';
 import type { DropEntry } from '../../core/session/entries';
+import { dropListing, toDropPreviewView } from '../../core/views/dropView';
 import { formatTokens } from '../../shared/budgetFormat';
+import type { DropPreviewView } from '../../shared/panelViewModels';
 import type { AgentSession } from '../sessions/agentSession';
 import type { AgentSessions } from '../sessions/agentSessions';
 import { confirmStopRequest } from '../sessions/stopRequestConfirmation';
+import { boundedPick } from '../boundedPick';
 
 /** The confirm button's argument: what to drop, on which session, measured on which leaf. */
 export interface DropRequest {
@@ -49,22 +53,6 @@ export async function applyDropExclusively(session: AgentSession, preview: DropP
   return session.engine.exclusive(preview.dropped ? 'dropping from the context' : 'bringing back dropped messages', () => applyDrop(session.log, preview), confirmStopRequest);
 }
 
-/** The turns of the context as a list for the chat: number, request, tool steps, what is dropped. */
-export function turnsMarkdown(turns: readonly ContextTurn[]): string {
-  if (turns.length === 0) return 'There is nothing in the context to drop yet: send a request first.';
-  const lines = turns.map((turn) => {
-    const steps = turn.steps.length === 0 ? '' : ` — tool steps ${turn.steps.map((step) => `${step.number} ${step.tools}${step.dropped && !turn.dropped ? ' (dropped)' : ''}`).join(', ')}`;
-    return `${turn.number}. ${turn.dropped ? '~~' : ''}${turn.request.replace(/[\\`*_[\]<>~|]/g, (char) => `\\${char}`)}${turn.dropped ? '~~ (dropped)' : ''}${steps}`;
-  });
-  return [
-    '**Turns in the context** (since the latest summary):',
-    '',
-    ...lines,
-    '',
-    'Drop with `/drop 3`, a range `/drop 2-4`, one tool step with its results `/drop 3.2`, or `/drop last`. You see what it frees before you confirm; `/drop undo` brings back the latest drop.',
-  ].join('\n');
-}
-
 /** A drop named like /drop's argument, measured for the panel: a preview, or why there is none. */
 export async function measureDropTarget(session: AgentSession, text: string): Promise<DropPreview | { error: string }> {
   const path = session.log.path();
@@ -95,7 +83,7 @@ export async function dropChatCommand(session: AgentSession, prompt: string, str
     return;
   }
   if (target.kind === 'list') {
-    stream.markdown(turnsMarkdown(turns));
+    stream.markdown(dropListing(turns));
     return;
   }
   const deps = await countingDeps(session);
@@ -132,13 +120,15 @@ export async function dropFromContextCommand(sessions: AgentSessions, argument: 
     if (argument.leafId !== session.log.leafId) return vscode.l10n.t('The session changed since this drop was measured; nothing was dropped. Run /drop again.');
     preview = previewDrop(path, { entryIds: argument.entryIds, dropped: true, label: argument.label }, deps, session.log.leafId);
   } else {
+    // Turn 1 first, as /drop numbers them: the newest are kept when there are more than a pick holds.
     const turns = contextTurns(path);
     const items = turns.flatMap((turn) => [
       ...(turn.dropped ? [] : [{ label: `${turn.number}. ${turn.request}`, description: vscode.l10n.t('{0} messages', turn.entryIds.length), target: { kind: 'turns' as const, from: turn.number, to: turn.number } }]),
       ...turn.steps.filter((step) => !step.dropped).map((step) => ({ label: `    ${step.number} ${step.tools}`, description: vscode.l10n.t('{0} messages', step.entryIds.length), target: { kind: 'step' as const, number: step.number } })),
     ]);
     if (items.length === 0) return vscode.l10n.t('There is nothing in the context to drop.');
-    const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Drop from Context'), placeHolder: vscode.l10n.t('Pick a turn, or one tool step with its results, to take out of what the model sees') });
+    const pick = boundedPick(items, vscode.l10n.t('Drop from Context'), 'last');
+    const picked = await vscode.window.showQuickPick(pick.items, { title: pick.title, placeHolder: vscode.l10n.t('Pick a turn, or one tool step with its results, to take out of what the model sees') });
     if (!picked) return undefined;
     const chosen = targetEntryIds(path, picked.target);
     if ('error' in chosen) return chosen.error;
@@ -152,4 +142,38 @@ export async function dropFromContextCommand(sessions: AgentSessions, argument: 
   const message = dropDone(entry);
   session.noteForChat(message);
   return message;
+}
+
+/** The panel's measured drop waiting for Drop or Cancel: one at a time, shown only on the session and leaf it was measured on. */
+export class PanelDrop {
+  private pending: { id: string; session: AgentSession; preview: DropPreview } | undefined;
+  private count = 0;
+
+  /** Measures a drop named like /drop's argument; the error when it names nothing that can be dropped. */
+  async preview(session: AgentSession, target: string): Promise<string | undefined> {
+    const measured = await measureDropTarget(session, target);
+    this.pending = 'error' in measured ? undefined : { id: `drop-${++this.count}`, session, preview: measured };
+    return 'error' in measured ? `${measured.error} Nothing was dropped.` : undefined;
+  }
+
+  /** Applies the drop `id` through the session engine; what happened, in one sentence. */
+  async confirm(id: string): Promise<string> {
+    const drop = this.pending;
+    if (!drop || drop.id !== id) throw new Error('That drop is no longer current; choose it again.');
+    this.pending = undefined;
+    const entry = await applyDropExclusively(drop.session, drop.preview);
+    if (!entry) return 'Nothing was dropped.';
+    const message = dropDone(entry);
+    drop.session.noteForChat(message);
+    return message;
+  }
+
+  cancel(id: string): void {
+    if (this.pending?.id === id) this.pending = undefined;
+  }
+
+  viewFor(session: AgentSession): DropPreviewView | undefined {
+    const drop = this.pending;
+    return drop && drop.session === session && drop.preview.leafId === session.log.leafId ? toDropPreviewView(drop.id, drop.preview) : undefined;
+  }
 }

@@ -1,4 +1,4 @@
-// Owns the "Context budget" status bar item: percent used, breakdown and session-cost tooltip, warning/error colours.
+// Owns the "Context budget" status bar item: percent used, breakdown and session-cost tooltip, the warning/error level in icon, words and colour.
 
 import * as vscode from 'vscode';
 import {
@@ -80,13 +80,16 @@ export class StatusBarController implements vscode.Disposable {
       return;
     }
     this.item.command = SHOW_BUDGET_COMMAND;
-    this.item.text = budgetStatusText(budget);
-    const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget) + (usage ? usageTooltipMarkdown(usage) : ''), true);
+    // The colour alone says nothing in High Contrast (no warning background there) nor to a screen reader: the
+    // level is also the icon, a line of the tooltip and the first words of the accessible name.
+    const level = budgetLevel(budget.percent, thresholds, budget.windowKnown);
+    this.item.text = budgetStatusText(budget, level);
+    const tooltip = new vscode.MarkdownString(budgetTooltipMarkdown(budget, new Date(), level, thresholds) + (usage ? usageTooltipMarkdown(usage) : ''), true);
     tooltip.isTrusted = false;
     tooltip.supportHtml = false;
     this.item.tooltip = tooltip;
-    this.item.backgroundColor = LEVEL_BACKGROUNDS[budgetLevel(budget.percent, thresholds, budget.windowKnown)];
-    this.item.accessibilityInformation = { label: budgetAccessibilityLabel(budget), role: 'button' };
+    this.item.backgroundColor = LEVEL_BACKGROUNDS[level];
+    this.item.accessibilityInformation = { label: budgetAccessibilityLabel(budget, level, thresholds), role: 'button' };
     this.item.show();
     this.isShown = true;
   }

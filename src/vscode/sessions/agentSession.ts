@@ -11,11 +11,12 @@ import type { ChatToolDefinition } from '../../core/context/chatMessage';
 import type { SessionLog } from '../../core/session/sessionLog';
 import type { SessionRecord } from '../../core/session/sessionIndex';
 import { nodeFileIo } from '../../core/storage/fileIo';
-import { CountCache } from '../../core/tokens/countCache';
+import { CountCacheFile } from '../../core/tokens/countCacheFile';
 import { TokenCounter } from '../../core/tokens/tokenCounter';
 import { ToolRegistry } from '../../core/tools/toolRegistry';
 import { toBudgetView } from '../../core/views/budgetView';
 import type { BudgetView } from '../../shared/panelViewModels';
+import { budgetLevel } from '../../shared/budgetFormat';
 import type { Configuration } from '../configuration';
 import { startingModel } from './startingModel';
 import type { ModelChoice } from '../endpoint/modelBinding';
@@ -39,7 +40,6 @@ export class AgentSession implements vscode.Disposable {
   private counterLoading: Promise<TokenCounter> | undefined;
   private loadingModel: string | undefined;
   private calibration: Calibration;
-  private countsDirty = false;
   private notes: string[] = [];
   private currentTitle: string;
   private readonly stopEngineListening: () => void;
@@ -55,7 +55,7 @@ export class AgentSession implements vscode.Disposable {
   constructor(
     readonly log: SessionLog,
     readonly record: SessionRecord,
-    private readonly cache: CountCache,
+    private readonly counts: CountCacheFile,
     private readonly memento: vscode.Memento,
     private readonly configuration: Configuration,
     start: SessionStart = {},
@@ -66,20 +66,13 @@ export class AgentSession implements vscode.Disposable {
     const registry = new ToolRegistry();
     this.tools = start.tools ?? registry.definitions();
     this.systemPrompt = start.systemPrompt ?? buildSystemPrompt({ toolNames: registry.names(), workspaceRoots: workspaceRoots() });
-    this.stopListening = log.onAppend(() => {
-      this.countsDirty = true;
-      this.changed.fire();
-    });
+    this.stopListening = log.onAppend(() => this.changed.fire());
     this.stopEngineListening = this.engine.onDidChange(() => this.changed.fire());
   }
 
-  /** Opens the persisted count cache beside the log (a missing or damaged one just starts empty). */
-  static async loadCounts(log: SessionLog): Promise<CountCache> {
-    try {
-      return CountCache.fromJSON(JSON.parse((await nodeFileIo.readFile(countsFile(log))).toString('utf8')) as unknown);
-    } catch {
-      return new CountCache();
-    }
+  /** Opens the persisted count cache beside the log (a missing or damaged one restores what it can). */
+  static loadCounts(log: SessionLog): Promise<CountCacheFile> {
+    return CountCacheFile.load(nodeFileIo, countsFile(log));
   }
 
   get id(): string {
@@ -148,7 +141,7 @@ export class AgentSession implements vscode.Disposable {
     if (!this.counter) return undefined;
     return {
       counter: this.counter,
-      cache: this.cache,
+      cache: this.counts.cache,
       calibration: this.calibration,
       settings: this.configuration.settings,
       contextWindow: this.model.contextWindow,
@@ -170,7 +163,7 @@ export class AgentSession implements vscode.Disposable {
 
   budgetView(measured: MeasuredContext | undefined = this.measure()): BudgetView | undefined {
     if (!measured) return undefined;
-    return toBudgetView({
+    const view = toBudgetView({
       budget: measured.budget,
       path: measured.path,
       model: this.model.id,
@@ -178,18 +171,20 @@ export class AgentSession implements vscode.Disposable {
       ...(this.model.windowDetail ? { windowDetail: this.model.windowDetail } : {}),
       autoCompaction: this.configuration.settings.compaction.auto,
     });
+    // The status bar's level (same thresholds, same function), so the panel says it in words too.
+    const thresholds = this.configuration.settings.statusBar;
+    const level = budgetLevel(view.percent, thresholds, view.windowKnown);
+    return level === 'normal' ? view : { ...view, alert: { level, threshold: level === 'error' ? thresholds.errorPercent : thresholds.warningPercent } };
   }
 
   private loadCalibration(modelId: string): Calibration {
     return Calibration.fromJSON(this.memento.get(calibrationKey(modelId)), modelId);
   }
 
-  /** Persists calibration (per model, shared by sessions) and the count cache (per session, derived data). */
+  /** Persists calibration (per model, shared by sessions) and the counts made since the last save (per session, derived data). */
   async save(): Promise<void> {
     await this.memento.update(calibrationKey(this.model.id), this.calibration.toJSON());
-    if (!this.countsDirty) return;
-    this.countsDirty = false;
-    await nodeFileIo.writeFileAtomic(countsFile(this.log), JSON.stringify(this.cache.toJSON()));
+    await this.counts.save();
   }
 
   /** A line the next @agent reply starts with (e.g. "restored the branch before a compaction"). */

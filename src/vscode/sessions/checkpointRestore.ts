@@ -5,14 +5,15 @@ import { changedSince, checkpoints, unrecordedSentence } from '../../core/checkp
 import { planCheckpointRestore, planCompactionRestore, restoreBeforeCompaction, restoreCheckpoint as restoreCheckpointFlow, type CheckpointMode, type CompactionRestored, type FileAccess, type FilesRestored, type RestoreOptions } from '../../core/agent/sessionFlows';
 import type { ConfirmStop } from '../../core/agent/sessionEngine';
 import { isNotFound } from '../../core/checkpoints/changeRecorder';
-import { assertWritableInside, readExact, removeExact, writeExact } from '../../core/checkpoints/exactFiles';
+import { readExact, readTextInside, removeExact, writeExact } from '../../core/checkpoints/exactFiles';
 import { blobRefOf } from '../../core/storage/blobStore';
-import { resolveSafely } from '../../core/tools/pathSafety';
-import { readRegularText, verifyWriteTarget } from '../../core/tools/safeFileIo';
+import { resolveLexically, resolveSafely } from '../../core/tools/pathSafety';
+import { verifyWriteTarget } from '../../core/tools/safeFileIo';
 import type { AgentSession } from './agentSession';
 import { fileRoots } from '../tools/workspaceAccess';
 import { formatWhen } from '../../shared/budgetFormat';
 import { confirmStopRequest } from './stopRequestConfirmation';
+import { boundedPick } from '../boundedPick';
 
 export type RestoreMode = CheckpointMode;
 
@@ -35,37 +36,36 @@ async function apply(edit: vscode.WorkspaceEdit, uri: vscode.Uri): Promise<void>
   if (document?.isDirty) await document.save();
 }
 
-/** The path of an exact-bytes item: its raw bytes (checked to stay inside the folders through links), else the checked string path. */
-async function exactPath(absolute: string, raw: Buffer | undefined): Promise<string | Buffer> {
-  const path = raw ?? (await safeUri(absolute)).fsPath;
-  await assertWritableInside(path, fileRoots());
+/**
+ * The path of an exact-bytes item: its raw bytes, else the lexically checked path. Every read and write of it then
+ * goes through folders opened without following links (exactFiles.ts), so a folder swapped for a link mid-restore
+ * gets nothing written and gives nothing to read.
+ */
+function exactPath(absolute: string, raw: Buffer | undefined): string | Buffer {
+  const path = raw ?? resolveLexically(absolute, fileRoots()).absolute;
   // Bytes on disk are not what an editor with unsaved changes shows: that file is the person's, left alone.
   if (typeof path === 'string' && openDocument(vscode.Uri.file(path))?.isDirty) throw new Error(vscode.l10n.t('it has unsaved changes in the editor'));
   return path;
 }
 
 /**
- * Text a file tool wrote is read as the person sees it (unsaved editors included) and written through undoable
- * WorkspaceEdits; a command's snapshot is exact bytes, read and written as they are on disk (any encoding, any line
- * ending, any name), and an editor showing the file reloads it.
+ * Text a file tool wrote is read as the person sees it (unsaved editors included, else from disk, checked after it
+ * is opened to be inside the workspace) and written through undoable WorkspaceEdits; a command's snapshot is exact
+ * bytes and mode, read and written as they are on disk (any encoding, any line ending, any name), and an editor
+ * showing the file reloads it.
  */
 export const workspaceRestorePort: RestorePort = {
-  async readBytes(absolute, raw) {
-    return readExact(await exactPath(absolute, raw));
+  readBytes(absolute, raw) {
+    return readExact(exactPath(absolute, raw), fileRoots());
   },
-  async writeBytes(absolute, data, raw) {
-    await writeExact(await exactPath(absolute, raw), data);
+  async writeBytes(absolute, data, raw, mode) {
+    await writeExact(exactPath(absolute, raw), data, fileRoots(), mode);
   },
   async read(absolute) {
     const uri = await safeUri(absolute);
     const open = openDocument(uri);
     if (open) return open.getText();
-    try {
-      return await readRegularText(uri.fsPath, absolute);
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+    return readTextInside(uri.fsPath, fileRoots());
   },
   async write(absolute, text) {
     const uri = await safeUri(absolute);
@@ -79,7 +79,7 @@ export const workspaceRestorePort: RestorePort = {
   },
   async remove(absolute, raw) {
     if (raw) {
-      await removeExact(await exactPath(absolute, raw));
+      await removeExact(exactPath(absolute, raw), fileRoots());
       return;
     }
     const uri = await safeUri(absolute);
@@ -185,7 +185,8 @@ export async function restoreCheckpoint(session: AgentSession, entryId?: string,
   if (points.length === 0) return vscode.l10n.t('No checkpoint yet: every request to @agent makes one.');
   let point = points.find((candidate) => candidate.entryId === entryId);
   if (!point) {
-    const picked = await vscode.window.showQuickPick(points.map(pointItem), { title: vscode.l10n.t('Restore Checkpoint'), placeHolder: vscode.l10n.t('Restore to before which request? (nothing is lost: the current state stays in the session)'), matchOnDetail: true });
+    const pick = boundedPick(points, vscode.l10n.t('Restore Checkpoint'));
+    const picked = await vscode.window.showQuickPick(pick.items.map(pointItem), { title: pick.title, placeHolder: vscode.l10n.t('Restore to before which request? (nothing is lost: the current state stays in the session)'), matchOnDetail: true });
     point = picked?.point;
   }
   if (!point) return undefined;

@@ -1,4 +1,4 @@
-// The workspace's sessions in the extension's storage folder: indexed, opened with a lock, mapped to chat threads.
+// The workspace's sessions in the folder every window on it shares: indexed, opened with a lock, mapped to chat threads.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { importPiFile } from '../../core/import/piImport';
@@ -8,8 +8,9 @@ import { SessionLog, type HeaderFields } from '../../core/session/sessionLog';
 import { titleFromRequest } from '../../core/session/sessionTitle';
 import { collectUnreferencedBlobs, type BlobCollection } from '../../core/storage/blobCollector';
 import { nodeFileIo } from '../../core/storage/fileIo';
-import { SessionLockedError } from '../../core/storage/sessionLock';
+import { isLockHeld, SessionLockedError } from '../../core/storage/sessionLock';
 import type { Logger } from '../logger';
+import { moveEarlierSessions, type SessionStorage } from './sessionStorage';
 
 /** How long an open waits for another holder of a session's lock to let go (a reloaded window's old host closes it on exit). */
 const LOCK_WAIT_MS = 2_500;
@@ -26,13 +27,18 @@ export class SessionStore implements vscode.Disposable {
   private loaded: Promise<void> | undefined;
   /** What the last delete freed in the blob store (snapshots, images, large outputs no other session names). */
   lastCollection: BlobCollection | undefined;
+  /** The folder whose `sessions/` this store keeps. */
+  readonly root: string;
+  private readonly storage: SessionStorage;
 
+  /** `storage`: where the workspace's sessions live and lived before (see sessionStorage.ts); a bare path has no earlier home. */
   constructor(
-    /** `context.storageUri` (or the global storage when no folder is open), as a file path. */
-    readonly root: string,
+    storage: string | SessionStorage,
     private readonly logger: Logger,
   ) {
-    this.index = new SessionIndexStore(path.join(root, 'sessions'), nodeFileIo);
+    this.storage = typeof storage === 'string' ? { root: storage, legacyRoots: [], windowFile: undefined, identity: undefined } : storage;
+    this.root = this.storage.root;
+    this.index = new SessionIndexStore(path.join(this.root, 'sessions'), nodeFileIo);
   }
 
   get sessionsDir(): string {
@@ -47,8 +53,24 @@ export class SessionStore implements vscode.Disposable {
   }
 
   private ensureLoaded(): Promise<void> {
-    this.loaded ??= this.index.load().then(({ warnings }) => this.report(warnings, vscode.l10n.t('the session index')));
+    this.loaded ??= moveEarlierSessions(this.storage, this.sessionsDir, this.logger).then(() => this.index.load()).then(({ warnings }) => this.report(warnings, vscode.l10n.t('the session index')));
     return this.loaded;
+  }
+
+  /**
+   * Sessions another window holds open (a live lock this window does not hold): they are that window's, and this
+   * window neither shows them as its own nor opens them for writing.
+   */
+  async heldElsewhere(): Promise<Set<string>> {
+    await this.ensureLoaded();
+    const locks = new Set((await nodeFileIo.readdir(this.sessionsDir).catch(() => [] as string[])).filter((name) => name.endsWith('.lock')));
+    const held = new Set<string>();
+    for (const record of this.index.list()) {
+      const lock = record.file.replace(/\.jsonl$/, '.lock');
+      if (!locks.has(lock) || this.open.has(record.id)) continue;
+      if (await isLockHeld(path.join(this.sessionsDir, lock), nodeFileIo).catch(() => true)) held.add(record.id);
+    }
+    return held;
   }
 
   /**
@@ -79,15 +101,26 @@ export class SessionStore implements vscode.Disposable {
 
   /**
    * Opens a session for writing. When another window holds it, it opens read-only and says so: the other
-   * window keeps writing, nothing is lost, and this window can still show it.
+   * window keeps writing, nothing is lost, and this window can still show it. A session open read-only here is read
+   * again, so it shows what the other window wrote since (and is writable once that window let it go).
    */
   async get(id: string): Promise<OpenedSession | undefined> {
     await this.ensureLoaded();
     const record = this.index.get(id);
     if (!record) return undefined;
     let opening = this.open.get(id);
+    let again = false;
+    if (opening) {
+      const opened = await opening.catch(() => undefined);
+      if (opened?.log.readOnly && this.open.get(id) === opening) {
+        this.open.delete(id);
+        await opened.log.close().catch(() => undefined);
+        again = true;
+      }
+      opening = this.open.get(id);
+    }
     if (!opening) {
-      opening = this.openLog(record);
+      opening = this.openLog(record, again);
       this.open.set(id, opening);
       opening.catch(() => this.open.delete(id));
     }
@@ -128,10 +161,13 @@ export class SessionStore implements vscode.Disposable {
     }
   }
 
-  /** Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then read-only. */
-  private async openLog(record: SessionRecord): Promise<OpenedSession> {
+  /**
+   * Opens for writing; a lock another window holds is tried again for a moment (a reload's old host letting go), then
+   * read-only. `again`: a read-only session read afresh, whose holder the person was told of already (no wait, no message).
+   */
+  private async openLog(record: SessionRecord, again = false): Promise<OpenedSession> {
     const file = this.filePath(record);
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = again ? 0 : Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
         const { log, warnings } = await SessionLog.open(file);
@@ -143,9 +179,11 @@ export class SessionStore implements vscode.Disposable {
           await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
           continue;
         }
-        void vscode.window.showWarningMessage(
-          vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
-        );
+        if (!again) {
+          void vscode.window.showWarningMessage(
+            vscode.l10n.t('Compaction Agent: {0}. It is shown read-only here; continue it in that window or close it there.', error.message),
+          );
+        }
         const { log, warnings } = await SessionLog.open(file, { readOnly: true });
         this.report(warnings, vscode.l10n.t('session "{0}"', record.title));
         return { log, record };

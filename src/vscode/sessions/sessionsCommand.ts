@@ -5,6 +5,7 @@ import type { SessionRecord } from '../../core/session/sessionIndex';
 import { sessionMarkdown } from '../../core/session/sessionMarkdown';
 import type { AgentSessions } from './agentSessions';
 import { formatWhen } from '../../shared/budgetFormat';
+import { boundedPick } from '../boundedPick';
 
 type Action = 'open' | 'rename' | 'markdown' | 'jsonl' | 'delete';
 
@@ -44,8 +45,9 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
     }
     return parts.length > 0 ? parts.join(' · ') : undefined;
   };
+  const pick = boundedPick(records, vscode.l10n.t('Compaction Agent: Sessions'));
   const picked = await vscode.window.showQuickPick(
-    records.map((record) => {
+    pick.items.map((record) => {
       const from = origin(record);
       return {
         label: `${record.id === activeId ? '$(circle-filled) ' : ''}${record.parentId ? '$(type-hierarchy-sub) ' : ''}${record.title}`,
@@ -55,7 +57,7 @@ async function pickSession(sessions: AgentSessions): Promise<SessionRecord | und
         record,
       };
     }),
-    { title: vscode.l10n.t('Compaction Agent: Sessions'), placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true, matchOnDetail: true },
+    { title: pick.title, placeHolder: vscode.l10n.t('Pick a session (newest first)'), matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.record;
 }

@@ -4,7 +4,7 @@ import { lastResponse } from '../chat.mjs';
 import { agentTurnRequests, clearRecordedRequests, keepRequest, messagesText, recordedRequests } from '../endpointRecord.mjs';
 import { lasting, retrying } from '../steady.mjs';
 import { budgetFigures, budgetStatusText, findFrameWith, panelView } from '../webview.mjs';
-import { chatInput, runCommand, typeInChat } from '../workbench.mjs';
+import { chatInput, runCommand, runCommandOnceListed, typeInChat } from '../workbench.mjs';
 
 /** What the README tells a newcomer to type, in order (test/support/scenarios/demoSession.ts answers them). */
 export const DEMO_TURNS = [
@@ -45,7 +45,9 @@ function percentOf(statusText) {
 export const demoScenario = {
   name: "the README's demo with default settings: the budget fills, old outputs are pruned, /compact is reviewed, applied and undone",
   async run({ page, shot, endpoint }) {
-    // A request sent before the picker has the endpoint's model gets "Language model unavailable".
+    // Nothing starts the extension with the window: in this fresh profile the picker lists the endpoint's model once
+    // something has (the README's demo starts with Ask @agent). A request sent before that does not reach @agent.
+    await runCommandOnceListed(page, 'Compaction Agent: Ask @agent');
     await chatInput(page);
     await page.locator(SELECTORS.chatInputPart, { hasText: TEXT.demoModel }).first().waitFor({ timeout: 60_000 });
     const budget = [await budgetStatusText(page)];

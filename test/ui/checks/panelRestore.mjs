@@ -16,7 +16,7 @@ export const panelRestore = {
     const frame = await findFrameWith(page, SELECTORS.reviewHeading, 30_000);
     await frame.getByRole('button', { name: 'Apply', exact: true }).click();
     await frame.locator(SELECTORS.reviewHeading).waitFor({ state: 'detached', timeout: 20_000 });
-    const restore = frame.getByRole('button', { name: /Restore the branch as it was before the compaction/ }).first();
+    const restore = frame.getByRole('button', { name: /^Restore pre-compaction branch: before the compaction/ }).first();
     await restore.waitFor({ timeout: 20_000 });
     await retrying('scrolling to the restore button', () => restore.scrollIntoViewIfNeeded());
     await restore.click();
