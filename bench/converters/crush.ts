@@ -6,14 +6,17 @@ interface CrushRow {
   role: string;
   parts: Json[];
   model: string;
-  /** Unix seconds in the releases seen (the schema's comment says milliseconds); both are read. */
+  /** Unix seconds in the releases seen (the schema's comment says milliseconds), ISO text in early OpenCode (Go) releases; all are read. */
   createdAt: number | undefined;
   /** The session's summary (Crush's own compaction): `is_summary_message` in newer releases, `id = sessions.summary_message_id` in the export query. */
   isSummary: boolean;
 }
 
-const toMs = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) && value > 0 ? (value < 1e12 ? value * 1000 : value) : undefined;
+function toMs(value: unknown): number | undefined {
+  if (typeof value === 'string' && value.trim() !== '' && !Number.isFinite(Number(value))) return Number.isFinite(Date.parse(value)) ? Date.parse(value) : undefined;
+  const seconds = typeof value === 'string' ? Number(value) : value;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? (seconds < 1e12 ? seconds * 1000 : seconds) : undefined;
+}
 
 function parseParts(value: unknown): Json[] | undefined {
   if (Array.isArray(value)) return value.filter(isObject);

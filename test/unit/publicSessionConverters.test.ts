@@ -153,7 +153,7 @@ describe('Cline and Roo Code task exports', () => {
 
 describe('Crush sessions', () => {
   /** A row of Crush's messages table as `sqlite3 -json` prints it: `parts` is the JSON text Crush stores. */
-  const row = (role: string, createdAt: number, parts: unknown[], extra: Record<string, unknown> = {}) => ({ role, parts: JSON.stringify(parts), model: role === 'assistant' ? 'qwen/qwen3-coder:free' : '', created_at: createdAt, ...extra });
+  const row = (role: string, createdAt: number | string, parts: unknown[], extra: Record<string, unknown> = {}) => ({ role, parts: JSON.stringify(parts), model: role === 'assistant' ? 'qwen/qwen3-coder:free' : '', created_at: createdAt, ...extra });
   const said = (value: string) => ({ type: 'text', data: { text: value } });
   const called = (id: string, name: string, input: unknown) => ({ type: 'tool_call', data: { id, name, input: JSON.stringify(input), type: 'function', finished: true } });
   const result = (id: string, content: string, isError = false) => ({ type: 'tool_result', data: { tool_call_id: id, name: '', content, metadata: '', is_error: isError } });
@@ -201,6 +201,17 @@ describe('Crush sessions', () => {
     expect(task?.times).toEqual([0, 8, 54]);
     expect(resumed?.steps[0]?.calls[0]).toMatchObject({ name: 'run_command', args: JSON.stringify({ command: 'uv run pytest tests_bdd -v -s' }), output: 'Permission denied', isError: true });
     expect(resumed?.final).toBe('I created CRUSH.md with the build and test commands.');
+  });
+
+  it('reads the ISO text times of early OpenCode (Go) stores, the same tables (tuist/Noora@fd057cd1 .opencode/opencode.db, shortened)', () => {
+    const noora = [
+      row('user', '2025-05-28T11:05:58.133000Z', [said("We're moving our CLI design system to a monorepo."), finish('stop')]),
+      row('assistant', '2025-05-28T11:05:58.133000Z', [called('toolu_01V1gRQh', 'bash', { command: 'git log --oneline -5' }), finish('tool_use')]),
+      row('tool', '2025-05-28T11:06:03.651000Z', [result('toolu_01V1gRQh', '738bd92 init'), finish('stop')]),
+      row('assistant', '2025-05-28T11:06:03.653000Z', [said('Now let me check the cliff configuration.'), called('toolu_01WrwZ68', 'view', { file_path: 'cli/cliff.toml' }), finish('tool_use')]),
+    ];
+    const converted = fromCrush(JSON.stringify(noora));
+    expect(converted.entries.map((e) => e.message.timestamp)).toEqual([1748430358133, 1748430358133, 1748430363651, 1748430363653]);
   });
 
   it('says when the input is not a session export: no messages and the input counted unreadable', () => {
