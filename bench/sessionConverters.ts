@@ -1,16 +1,19 @@
-// Converts public recorded agent sessions (mini-swe-agent trajectories, Claude Code logs, Codex CLI rollouts; Gemini CLI histories and Cline / Roo Code task exports in bench/converters/) to pi-format session entries for the value bench.
+// Converts public recorded agent sessions (mini-swe-agent trajectories, Claude Code logs, Codex CLI rollouts; Gemini CLI histories, Cline / Roo Code task exports, Crush, OpenCode and Copilot CLI sessions in bench/converters/) to pi-format session entries for the value bench.
 // Nothing is trimmed: every request, reply, tool call and tool output is kept verbatim; left out are the model's hidden
 // thinking (no policy sends it back) and the recording agent's own compaction summaries (each policy compacts on its own).
 
 import { fromClineExport } from './converters/clineExport';
+import { fromCopilotCli } from './converters/copilotCli';
+import { fromCrush } from './converters/crush';
 import { fromGeminiCli } from './converters/geminiCli';
+import { fromOpenCode } from './converters/opencode';
 import { entry, isObject, iso, str, text, type ConvertedSession, type Json, type PiEntry, type PiMessage, type PiPart } from './converters/piSession';
 
 export type { ConvertedSession, PiEntry, PiMessage, PiPart, PiToolCall } from './converters/piSession';
-export { fromClineExport, fromGeminiCli };
+export { fromClineExport, fromCopilotCli, fromCrush, fromGeminiCli, fromOpenCode };
 
 /** The recording agent of each format; the session header's `provider` names it (and the file name begins with it). */
-export const SESSION_KINDS = ['mini-swe-agent', 'claude-code', 'codex', 'gemini-cli', 'cline', 'roo-code'] as const;
+export const SESSION_KINDS = ['mini-swe-agent', 'claude-code', 'codex', 'gemini-cli', 'cline', 'roo-code', 'crush', 'opencode', 'copilot-cli'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 
 /** JSON lines, with the count of lines that are not JSON objects. */
@@ -258,6 +261,9 @@ export function convertSession(kind: SessionKind, input: string, start = 0): Con
   if (kind === 'claude-code') return fromClaudeCode(input);
   if (kind === 'gemini-cli') return fromGeminiCli(input, start);
   if (kind === 'cline' || kind === 'roo-code') return fromClineExport(input, start);
+  if (kind === 'crush') return fromCrush(input, start);
+  if (kind === 'opencode') return fromOpenCode(input, start);
+  if (kind === 'copilot-cli') return fromCopilotCli(input, start);
   return fromCodex(input);
 }
 

@@ -1,11 +1,11 @@
-// The converters of Gemini CLI histories and Cline / Roo Code task exports (scripts/convertSessions.mjs), on excerpts of the public sessions they convert.
+// The converters of Gemini CLI histories, Cline / Roo Code task exports and Crush sessions (scripts/convertSessions.mjs), on excerpts of the public sessions they convert.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { folderWorkloads } from '../../bench/costWorkloads';
-import { convertSession, fromClineExport, fromGeminiCli, piSessionJsonl, type ConvertedSession, type SessionKind } from '../../bench/sessionConverters';
+import { convertSession, fromClineExport, fromCrush, fromGeminiCli, piSessionJsonl, type ConvertedSession, type SessionKind } from '../../bench/sessionConverters';
 
 /** The converted session as the bench reads it: written to a folder and loaded as a workload. */
 function asWorkload(converted: ConvertedSession, kind: SessionKind) {
@@ -148,5 +148,74 @@ describe('Cline and Roo Code task exports', () => {
     expect(turn?.steps[1]?.text).toBe('I will now add the compatibility details.\n\n[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]');
     // Each call is made when the request or result before it was sent: 1:17:27 pm, then 11:59:12 pm.
     expect(turn?.times).toEqual([0, 38505]);
+  });
+});
+
+describe('Crush sessions', () => {
+  /** A row of Crush's messages table as `sqlite3 -json` prints it: `parts` is the JSON text Crush stores. */
+  const row = (role: string, createdAt: number | string, parts: unknown[], extra: Record<string, unknown> = {}) => ({ role, parts: JSON.stringify(parts), model: role === 'assistant' ? 'qwen/qwen3-coder:free' : '', created_at: createdAt, ...extra });
+  const said = (value: string) => ({ type: 'text', data: { text: value } });
+  const called = (id: string, name: string, input: unknown) => ({ type: 'tool_call', data: { id, name, input: JSON.stringify(input), type: 'function', finished: true } });
+  const result = (id: string, content: string, isError = false) => ({ type: 'tool_result', data: { tool_call_id: id, name: '', content, metadata: '', is_error: isError } });
+  const finish = (reason: string, time = 0) => ({ type: 'finish', data: { reason, time } });
+
+  // An excerpt of rnwolf/dbr@37e2b348 .crush/crush.db (session 9da7d0cd, Crush 2025-08, Windows paths), and of
+  // AndresGaibor/cisco-auto@c490718f (session e369aabc, 2026-04: an API error row, the summary row), outputs shortened.
+  const rows = [
+    row('assistant', 1754315290, [{ type: 'finish', data: { reason: 'error', time: 1754315290, message: 'API Error', details: 'POST "https://openrouter.ai/api/v1/chat/completions": 404 Not Found' } }]),
+    row('user', 1754315346, [said('Please analyze this codebase and create a **CRUSH.md** file.'), finish('stop')]),
+    row('assistant', 1754315346, [called('call_aba37d17', 'ls', { path: '.' }), finish('tool_use', 1754315350)]),
+    row('tool', 1754315350, [result('call_aba37d17', '- C:\\Users\\rnwol\\workspace\\dbr\\\n  - .agent.md'), finish('stop')]),
+    row('assistant', 1754315354, [{ type: 'reasoning', data: { thinking: 'The user wants guidelines; read the rules first.' } }, called('call_6025a670', 'view', { file_path: 'GEMINI.md' }), called('call_75e6dd31', 'view', { file_path: '.cursorrules' }), finish('tool_use', 1754315371)]),
+    row('tool', 1754315362, [result('call_6025a670', '<file>\n     1|# Development Guidelines\n</file>'), finish('stop')]),
+    row('tool', 1754315371, [result('call_75e6dd31', 'File not found: C:\\Users\\rnwol\\workspace\\dbr\\.cursorrules', true), finish('stop')]),
+    row('assistant', 1754315400, [said('I will fix the test step.'), called('call_f6bc0fd4', 'edit', { file_path: 'tests/test_steps.py', old_string: 'a = 1', new_string: 'a = 2', replace_all: false }), finish('tool_use', 1754315410)]),
+    row('tool', 1754315410, [result('call_f6bc0fd4', 'old_string not found in file. Make sure it matches exactly, including whitespace and line breaks', true), finish('stop')]),
+    row('assistant', 1754315420, [said('# RESUMEN COMPLETO DE LA CONVERSACIÓN\n\n## Problema Original'), finish('end_turn', 1754315430)], { is_summary_message: 1, is_summary: 1 }),
+    row('user', 1754315705, [said('continua'), finish('stop')]),
+    row('assistant', 1754315705, [called('call_be7178f4', 'bash', { command: 'uv run pytest tests_bdd -v -s' }), { type: 'finish', data: { reason: 'permission_denied', time: 1754315734, message: 'Permission denied' } }]),
+    row('tool', 1754315734, [result('call_be7178f4', 'Permission denied', true), finish('stop')]),
+    row('assistant', 1754315740, [said('I created CRUSH.md with the build and test commands.'), finish('end_turn', 1754315757)]),
+  ];
+
+  it('reads the rows of a session: one model call an assistant row, its tool results verbatim after it, tools as pi names, recorded times; reasoning, the summary and API-error rows left out', () => {
+    const converted = convertSession('crush', JSON.stringify(rows));
+    expect(converted).toMatchObject({ model: 'qwen/qwen3-coder:free', start: 1754315346000, skippedLines: 2 });
+    const turns = asWorkload(converted, 'crush')?.turns ?? [];
+    expect(JSON.stringify(turns)).not.toMatch(/read the rules first|RESUMEN COMPLETO|API Error/);
+    expect(turns.map((turn) => turn.user)).toEqual(['Please analyze this codebase and create a **CRUSH.md** file.', 'continua']);
+    const [task, resumed] = turns;
+    // Two calls in one row are one model call; each output follows its own call.
+    expect(task?.steps.map((step) => step.calls.map((c) => [c.name, c.output, c.isError]))).toEqual([
+      [['ls', '- C:\\Users\\rnwol\\workspace\\dbr\\\n  - .agent.md', false]],
+      [
+        ['read_file', '<file>\n     1|# Development Guidelines\n</file>', false],
+        ['read_file', 'File not found: C:\\Users\\rnwol\\workspace\\dbr\\.cursorrules', true],
+      ],
+      [['edit_file', 'old_string not found in file. Make sure it matches exactly, including whitespace and line breaks', true]],
+    ]);
+    expect(JSON.parse(task?.steps[1]?.calls[0]?.args ?? '{}')).toEqual({ path: 'GEMINI.md' });
+    expect(JSON.parse(task?.steps[2]?.calls[0]?.args ?? '{}')).toEqual({ path: 'tests/test_steps.py', oldText: 'a = 1', newText: 'a = 2' });
+    expect(task?.steps[2]?.text).toBe('I will fix the test step.');
+    // Seconds from the turn's first call, as recorded (created_at in Unix seconds).
+    expect(task?.times).toEqual([0, 8, 54]);
+    expect(resumed?.steps[0]?.calls[0]).toMatchObject({ name: 'run_command', args: JSON.stringify({ command: 'uv run pytest tests_bdd -v -s' }), output: 'Permission denied', isError: true });
+    expect(resumed?.final).toBe('I created CRUSH.md with the build and test commands.');
+  });
+
+  it('reads the ISO text times of early OpenCode (Go) stores, the same tables (tuist/Noora@fd057cd1 .opencode/opencode.db, shortened)', () => {
+    const noora = [
+      row('user', '2025-05-28T11:05:58.133000Z', [said("We're moving our CLI design system to a monorepo."), finish('stop')]),
+      row('assistant', '2025-05-28T11:05:58.133000Z', [called('toolu_01V1gRQh', 'bash', { command: 'git log --oneline -5' }), finish('tool_use')]),
+      row('tool', '2025-05-28T11:06:03.651000Z', [result('toolu_01V1gRQh', '738bd92 init'), finish('stop')]),
+      row('assistant', '2025-05-28T11:06:03.653000Z', [said('Now let me check the cliff configuration.'), called('toolu_01WrwZ68', 'view', { file_path: 'cli/cliff.toml' }), finish('tool_use')]),
+    ];
+    const converted = fromCrush(JSON.stringify(noora));
+    expect(converted.entries.map((e) => e.message.timestamp)).toEqual([1748430358133, 1748430358133, 1748430363651, 1748430363653]);
+  });
+
+  it('says when the input is not a session export: no messages and the input counted unreadable', () => {
+    expect(fromCrush('{"role": "user"}')).toMatchObject({ entries: [], skippedLines: 1 });
+    expect(fromCrush('[{"role": "user", "parts": "[broken"}]')).toMatchObject({ entries: [], skippedLines: 1 });
   });
 });
