@@ -38,6 +38,11 @@ export interface LeaveOneOut {
   chosenOnAll: string;
   /** No held-out family's choice is beaten by a peer there. */
   outOfSample: boolean;
+  /**
+   * Every held-out family with the candidate chosen without it, pooled: against each peer on all the sessions, paired
+   * (the published out-of-sample figures).
+   */
+  pooled: Record<string, FamilyVerdict>;
 }
 
 /** The workloads of each family, from each workload's family. */
@@ -152,7 +157,35 @@ export function leaveOneFamilyOut(bills: WindowBills, families: Readonly<Record<
     const mine = within(bills.candidates[chosen] as PolicyBill, byFamily.get(family) ?? new Set());
     return { family, chosen, cost: mine.cost, availability: mine.availability, versus, beatenBy: PEER_KEYS.filter((peer) => versus[peer]?.beaten) };
   });
-  return { families: names, heldOut, chosenOnAll: choose(bills, matrix, byFamily, names), outOfSample: heldOut.every((entry) => entry.beatenBy.length === 0) };
+  return { families: names, heldOut, chosenOnAll: choose(bills, matrix, byFamily, names), outOfSample: heldOut.every((entry) => entry.beatenBy.length === 0), pooled: pooledHeldOut(bills, byFamily, heldOut) };
+}
+
+/**
+ * The held-out choices as one bill: each family's calls and costs from the candidate chosen without it. Against each
+ * peer on the same calls, so each session is judged only by a choice made without its family.
+ */
+export function pooledHeldOut(bills: WindowBills, byFamily: ReadonlyMap<string, ReadonlySet<string>>, heldOut: readonly HeldOut[]): Record<string, FamilyVerdict> {
+  const first = heldOut[0] ? bills.candidates[heldOut[0].chosen] : undefined;
+  if (!first) return {};
+  const pooled: PolicyBill = { ...first, cost: 0, costWritePremium: 0, calls: [], byWorkload: {} };
+  for (const entry of heldOut) {
+    const bill = bills.candidates[entry.chosen];
+    const workloads = byFamily.get(entry.family) ?? new Set<string>();
+    if (!bill) continue;
+    pooled.calls.push(...bill.calls.filter((c) => workloads.has(c.workload)));
+    for (const [name, spent] of Object.entries(bill.byWorkload)) {
+      if (!workloads.has(name)) continue;
+      pooled.byWorkload[name] = spent;
+      pooled.cost += spent.cost;
+      pooled.costWritePremium += spent.costWritePremium;
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(bills.peers).map(([peer, peerBill]) => {
+      const comparison = compare(pooled, peerBill);
+      return [peer, { ...comparison, beaten: beatsDefaults(comparison) }];
+    }),
+  );
 }
 
 /**
@@ -160,7 +193,7 @@ export function leaveOneFamilyOut(bills: WindowBills, families: Readonly<Record<
  * less 50 per unit of relative cost (the rule's rate, linear around the candidate, so a peer that drops every call
  * for next to nothing does not look close).
  */
-export function nearestPeer(entry: HeldOut): string | null {
+export function nearestPeer(entry: Pick<HeldOut, 'versus'>): string | null {
   let best: { key: string; score: number } | null = null;
   for (const [key, verdict] of Object.entries(entry.versus)) {
     if (verdict.pairedAvailabilityDelta === null) continue;

@@ -11,7 +11,7 @@ import { PEER_TABLE } from './peerTable';
 import { CACHE_RULES, PRICES, WRITE_PREMIUM_PRICES } from './prefixCache';
 import { CLAUDE_CODE_SUMMARY_TOKENS, OURS_SUMMARY_TOKENS } from './summaryLengths';
 import { leaveOneOutByWindow, runFamilies, windowBills } from './valueReport';
-import { nearestPeer } from './leaveOneOut';
+import { nearestPeer, type FamilyVerdict } from './leaveOneOut';
 
 const millions = (tokens: number): string => `${(tokens / 1e6).toFixed(2)} M`;
 const percent = (value: number | null | undefined): string => (value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(value >= 0.995 && value < 1 ? 1 : 0)} %`);
@@ -134,6 +134,16 @@ export function leaveOneOutSection(run: CostRun): string[] {
       const vs = nearest && v ? `${label(nearest)}: ${signed(v.costDelta)} % (${signed(v.costDeltaWritePremium)} %), ${signed(v.pairedAvailabilityDelta)} (${signed(v.pairedLow)} … ${signed(v.pairedHigh)})` : 'n/a';
       out.push(`| ${window.label} | ${entry.family} | ${label(entry.chosen)} | ${money(entry.cost)}, ${percent(entry.availability)} | ${vs} | ${entry.beatenBy.length > 0 ? `**${entry.beatenBy.map(label).join(', ')}**` : 'none'} |`);
     }
+  }
+  out.push('', '**Out of sample, every held-out family pooled** (each session judged by the choice made without its family, against each peer on the same calls: Δ cost, with the cache-write premium in brackets, and paired Δ availability with its 90 % interval):', '');
+  for (const window of COST_WINDOWS.filter((w) => lofo[w.key])) {
+    const pooled = lofo[window.key]?.pooled ?? {};
+    const nearest = nearestPeer({ versus: pooled });
+    const peers = PEER_KEYS.filter((key) => pooled[key]).map((key) => {
+      const v = pooled[key] as FamilyVerdict;
+      return `${key === nearest ? '**' : ''}${label(key)}${key === nearest ? '** (nearest)' : ''} ${signed(v.costDelta)} % (${signed(v.costDeltaWritePremium)} %), ${signed(v.pairedAvailabilityDelta)} (${signed(v.pairedLow)} … ${signed(v.pairedHigh)})${v.beaten ? `: **beats them, ${v.beaten}**` : ''}`;
+    });
+    out.push(`- **${window.label}**: ${peers.join('; ')}.`);
   }
   out.push('', ...COST_WINDOWS.filter((w) => lofo[w.key]).map((w) => `- **${w.label}**: chosen on all families: ${label(lofo[w.key]?.chosenOnAll ?? 'ours')}${lofo[w.key]?.chosenOnAll === 'ours' ? ' (the shipped defaults)' : ' (**not** the shipped defaults)'}; \`value.lofo.${w.key}.outOfSample\`: **${String(lofo[w.key]?.outOfSample)}**.`), '');
   return out;

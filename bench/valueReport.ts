@@ -98,6 +98,14 @@ function windowRows(run: CostRun, keyPrefix: string): BenchRow[] {
   });
 }
 
+/** The nearest peer against the held-out choices pooled over every family, as text. */
+function pooledText(result: LeaveOneOut): string {
+  const nearest = nearestPeer({ versus: result.pooled });
+  const v = nearest ? result.pooled[nearest] : undefined;
+  if (!nearest || !v) return '';
+  return `; pooled out of sample, nearest peer ${POLICY_LABELS[nearest] ?? nearest}: ${points(v.costDelta)} % cost, ${points(v.pairedAvailabilityDelta)} points (${points(v.pairedLow)} … ${points(v.pairedHigh)})${v.beaten ? `, beats them (${v.beaten})` : ''}`;
+}
+
 function lofoRows(lofo: Record<string, LeaveOneOut>): BenchRow[] {
   return COST_WINDOWS.filter((w) => lofo[w.key]).map((window) => {
     const result = lofo[window.key] as LeaveOneOut;
@@ -109,7 +117,7 @@ function lofoRows(lofo: Record<string, LeaveOneOut>): BenchRow[] {
       unit: '',
       target: 'not beaten (1)',
       met: result.outOfSample,
-      detail: `${result.heldOut.map((entry) => `${entry.family} → ${entry.chosen}`).join(', ')}; chosen on all: ${result.chosenOnAll}${beaten.length > 0 ? `; ${beaten.join('; ')}` : ''}`,
+      detail: `${result.heldOut.map((entry) => `${entry.family} → ${entry.chosen}`).join(', ')}; chosen on all: ${result.chosenOnAll}${beaten.length > 0 ? `; ${beaten.join('; ')}` : ''}${pooledText(result)}`,
     });
   });
 }
@@ -175,7 +183,7 @@ export function costValue(run: CostRun): Record<string, unknown> {
       Object.entries(lofo).map(([window, result]) => {
         const bills = windowBills(run, window) as WindowBills;
         const heldOut = result.heldOut.map((entry) => ({ ...entry, nearestPeer: nearestPeer(entry) }));
-        return [window, { families: result.families, chosenOnAll: result.chosenOnAll, defaultsAreChoice: result.chosenOnAll === 'ours', outOfSample: result.outOfSample, heldOut, candidates: candidateStandings(bills, families) }];
+        return [window, { families: result.families, chosenOnAll: result.chosenOnAll, defaultsAreChoice: result.chosenOnAll === 'ours', outOfSample: result.outOfSample, heldOut, pooled: result.pooled, pooledNearestPeer: nearestPeer({ versus: result.pooled }), candidates: candidateStandings(bills, families) }];
       }),
     );
   }

@@ -123,6 +123,11 @@ describe('leave one family out', () => {
     expect(held.a?.beatenBy).toEqual([]);
     expect(result.chosenOnAll).toBe('ours');
     expect(result.outOfSample).toBe(false);
+    // Pooled out of sample, each session is judged by the choice made without its family: c's calls and cost are
+    // "tuned"'s (3 of 10 there), a's and b's the defaults'; the peer is 5 points better pooled, for 3.9 % more.
+    expect(result.pooled.opencode?.pairedAvailabilityDelta).toBeCloseTo(0.05);
+    expect(result.pooled.opencode?.costDelta).toBeCloseTo(39.5 / 38 - 1);
+    expect(result.pooled.opencode?.beaten).toBeNull();
   });
 
   it('counts a family once however many peers beat a candidate there', () => {
