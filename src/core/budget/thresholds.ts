@@ -66,6 +66,11 @@ export const PRUNE_AT_PERCENT = 80;
  * bench's leave-one-family-out choice picks at 32k and 128k over seven agents' sessions (BENCHMARKS.md, row 8:
  * "keep a sixteenth, no pruning" has at least the old defaults' utility on every family at 32k and is beaten on
  * none); each family's verdict comes from defaults chosen without it.
+ *
+ * Which sessions these defaults were chosen on: the bench's own (pi: test/fixtures/pi-sessions) and the public
+ * sessions of Codex CLI, Claude Code, mini-swe-agent, Gemini CLI, Cline and Roo Code (test/fixtures/public-sessions).
+ * The Crush, OpenCode and GitHub Copilot CLI sessions came after the choice: the table judges the defaults on them
+ * too, each family by the choice made without it, and the defaults change only through that table's rule.
  */
 export const LARGE_WINDOW = 24_000;
 
