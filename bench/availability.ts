@@ -91,7 +91,7 @@ export class AvailabilityIndex {
 }
 
 /** A seeded generator (mulberry32), so the interval is the same on every run of the same data. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -19,6 +19,11 @@ export interface RecordedTurn extends ScenarioTurn {
 
 export interface CostWorkload {
   name: string;
+  /**
+   * The agent whose users recorded it: the unit that is held out in the leave-one-family-out table (sessions of one
+   * agent share its prompts, tools and habits, so one of them tells little about another agent's).
+   */
+  family: string;
   /** Whose shape: the recorded sessions', or ours (the scripted session written for our agent). */
   shape: 'recorded' | 'ours';
   /** Where it came from (the session header's `source`, else the file name). */
@@ -49,13 +54,13 @@ function entryTime(entry: Json): number {
   return typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
 }
 
-/** The session header's `source` field, if any. */
-function headerSource(text: string): string | undefined {
+/** The session header (the first line, `type: "session"`), or an empty object. */
+function sessionHeader(text: string): Json {
   try {
     const header = JSON.parse(text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length)) as Json;
-    return header.type === 'session' && typeof header.source === 'string' ? header.source : undefined;
+    return header.type === 'session' ? header : {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -118,13 +123,26 @@ export function recordedTurns(file: string, count = Number.MAX_SAFE_INTEGER): Re
   return turns;
 }
 
+/** The bench's own sessions are one family: pi's two recordings and our scripted session written in pi's shape. */
+export const BENCH_FAMILY = 'pi';
+
+/**
+ * The family of a session file: the agent its header names (`provider`, as scripts/convertSessions.mjs writes it) when
+ * the file name starts with it, else the file name up to its first `-` (`codex-zo-qore-…` is codex).
+ */
+export function sessionFamily(fileName: string, header: { provider?: unknown }): string {
+  const provider = typeof header.provider === 'string' ? header.provider : '';
+  if (provider !== '' && fileName.startsWith(`${provider}-`)) return provider;
+  return fileName.replace(/\.jsonl(\.gz)?$/, '').split('-')[0] || fileName;
+}
+
 /** Every user turn of each real session (quick: the first 12) and 40 scripted tool-heavy turns (quick: 12). */
 export function costWorkloads(quick: boolean): CostWorkload[] {
   const turns = quick ? 12 : Number.MAX_SAFE_INTEGER;
   return [
-    { name: 'before-compaction', shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('before-compaction.jsonl', turns) },
-    { name: 'large-session', shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('large-session.jsonl', turns) },
-    { name: 'tool-heavy', shape: 'ours', turns: toolHeavyTurns(quick ? 12 : 40).map((turn) => ({ ...turn, finalCall: true })) },
+    { name: 'before-compaction', family: BENCH_FAMILY, shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('before-compaction.jsonl', turns) },
+    { name: 'large-session', family: BENCH_FAMILY, shape: 'recorded', source: 'badlogic/pi-mono test fixture', turns: recordedTurns('large-session.jsonl', turns) },
+    { name: 'tool-heavy', family: BENCH_FAMILY, shape: 'ours', turns: toolHeavyTurns(quick ? 12 : 40).map((turn) => ({ ...turn, finalCall: true })) },
   ];
 }
 
@@ -146,7 +164,8 @@ export function folderWorkloads(given: string, quick: boolean): CostWorkload[] {
     const path = nodePath.join(folder, name);
     let turns = recordedTurns(path);
     if (quick) turns = firstCalls(turns, 40);
-    return { name: name.replace(/\.jsonl(\.gz)?$/, ''), shape: 'recorded' as const, source: headerSource(sessionText(path)) ?? name, turns };
+    const header = sessionHeader(sessionText(path));
+    return { name: name.replace(/\.jsonl(\.gz)?$/, ''), family: sessionFamily(name, header), shape: 'recorded' as const, source: typeof header.source === 'string' ? header.source : name, turns };
   });
 }
 
@@ -168,10 +187,11 @@ function firstCalls(turns: readonly RecordedTurn[], limit: number): RecordedTurn
 export const PUBLIC_SESSIONS_DIR = nodePath.join(nodePath.dirname(PI_FIXTURES_DIR), 'public-sessions');
 
 /**
- * The turns with every reply fitted to what a model at this window could write (at most the output room and a
- * quarter of the usable budget, as the context scenarios fit them): the same steps for every policy.
+ * The turns with every reply, the closing one too, fitted to what a model at this window could write (at most the
+ * output room and a quarter of the usable budget, as the context scenarios fit them): the same replies for every policy.
  */
 export function fittedTurns(turns: readonly RecordedTurn[], window: number, counter: TokenCounter): RecordedTurn[] {
   const thresholds = thresholdsFor(window, defaultSettings());
-  return turns.map((turn) => ({ ...turn, steps: turn.steps.map((step) => withinOutput(step, thresholds.outputReserve, thresholds.usable, counter)) }));
+  const fit = (step: ScenarioTurn['steps'][number]) => withinOutput(step, thresholds.outputReserve, thresholds.usable, counter);
+  return turns.map((turn) => ({ ...turn, steps: turn.steps.map(fit), final: fit({ text: turn.final, calls: [] }).text }));
 }

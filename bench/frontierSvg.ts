@@ -1,5 +1,5 @@
-// Draws one window's frontier as an SVG: every policy and swept setting as cost against availability (with its 90 % interval), the frontier line, Claude Code as a band.
-import { frontier, type FrontierPoint } from './frontier';
+// Draws one window's picture as an SVG: every policy and swept setting as cost against availability (with its 90 % interval), the points nothing is both cheaper and better than, Claude Code as a band.
+import { paretoFront, type FrontierPoint } from './frontier';
 
 const WIDTH = 760;
 const HEIGHT = 440;
@@ -43,7 +43,7 @@ export function frontierSvg(title: string, points: readonly FrontierPoint[], ban
   for (const t of yTicks) out.push(`<line x1="${MARGIN.left}" y1="${y(t)}" x2="${WIDTH - MARGIN.right}" y2="${y(t)}" stroke="#eee"/><text x="${MARGIN.left - 6}" y="${y(t) + 4}" text-anchor="end">${Math.round(t * 100)} %</text>`);
   out.push(`<text x="${WIDTH / 2}" y="${HEIGHT - 12}" text-anchor="middle">cost of the sessions, $ — lower is better</text>`);
   out.push(`<text transform="translate(16 ${HEIGHT / 2}) rotate(-90)" text-anchor="middle">availability per call — higher is better</text>`);
-  const line = frontier(points);
+  const line = paretoFront(points);
   out.push(`<polyline fill="none" stroke="#2b8a3e" stroke-width="2" stroke-dasharray="6 4" points="${line.map((p) => `${x(p.cost).toFixed(1)},${y(p.availability).toFixed(1)}`).join(' ')}"/>`);
   const [low, high] = bandKeys.map((key) => points.find((p) => p.key === key));
   if (low && high) out.push(`<line x1="${x(low.cost)}" y1="${y(low.availability)}" x2="${x(high.cost)}" y2="${y(high.availability)}" stroke="${COLORS.peer}" stroke-width="10" stroke-opacity="0.25" stroke-linecap="round"/>`);
@@ -55,7 +55,7 @@ export function frontierSvg(title: string, points: readonly FrontierPoint[], ban
     const dy = p.kind === 'sweep' ? (i % 2 === 0 ? 14 : -9) : -10;
     out.push(`<text x="${(x(p.cost) + 8).toFixed(1)}" y="${(y(p.availability) + dy).toFixed(1)}" font-size="${p.kind === 'sweep' ? 10 : 12}" fill="#222">${escape(p.label)}</text>`);
   }
-  out.push(`<text x="${WIDTH - MARGIN.right}" y="${MARGIN.top - 6}" text-anchor="end" fill="#2b8a3e">green: the frontier (nothing cheaper is better beyond its interval)</text>`);
+  out.push(`<text x="${WIDTH - MARGIN.right}" y="${MARGIN.top - 6}" text-anchor="end" fill="#2b8a3e">green: nothing measured is both cheaper and better (the verdict is the paired table)</text>`);
   out.push('</svg>');
   return out.join('\n');
 }

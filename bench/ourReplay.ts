@@ -25,7 +25,8 @@ import { withinOutput, type ScenarioCall, type ScenarioTurn } from '../test/supp
 import type { ModelCall, PrefixCache } from './prefixCache';
 import { commandOf, replyText, type CompactionSnapshot, type TraceItem } from './needRetention';
 import { retentionAfter, type HistoryItem, type RetentionSample } from './retention';
-import { standInSummary, SUMMARY_TOKENS, turnPrefixStandIn } from './standInSummary';
+import { standInSummary, turnPrefixStandIn } from './standInSummary';
+import { OURS_SUMMARY_TOKENS, summaryLength } from './summaryLengths';
 
 /** What one policy's replay of one workload produced. */
 export interface ReplayOutcome {
@@ -111,7 +112,7 @@ function summaryStandIn(calls: ModelCall[], counter: TokenCounter, clock: () => 
       await Promise.resolve();
       const prefix = request.messages[0]?.content?.startsWith('You summarize the first steps') === true;
       const source = request.messages.slice(1).map((message) => message.content ?? '').join('\n');
-      const text = prefix ? turnPrefixStandIn(source) : standInSummary(Math.min(SUMMARY_TOKENS, Math.floor((request.maxOutputTokens ?? SUMMARY_TOKENS) * 0.8)), source);
+      const text = prefix ? turnPrefixStandIn(source) : standInSummary(summaryLength(OURS_SUMMARY_TOKENS, request.maxOutputTokens ?? OURS_SUMMARY_TOKENS), source, (text) => counter.countText(text));
       calls.push({ kind: 'summary', messages: request.messages, tools: [], outputTokens: counter.countText(text), at: clock() });
       yield { type: 'done', text, toolCalls: [], invalidArguments: [], stopReason: 'stop' };
     },
@@ -128,6 +129,19 @@ interface RunState {
   turn: ScenarioTurn;
   fitted: ScenarioTurn;
   step: number;
+  /** Tool results of the last step served that are still to come. */
+  pending: number;
+  /** Stops the request: the recording's user stopped it after its last tool result (see closesWithoutReply). */
+  stop: AbortController;
+}
+
+/**
+ * The race's one closing-call rule: a user turn the recording ends without a reply of its own (its user stopped it,
+ * or the recording ends there) is stopped after its last recorded tool result, for every policy: no policy makes a
+ * model call the recording did not make.
+ */
+export function closesWithoutReply(turn: ScenarioTurn): boolean {
+  return (turn as { finalCall?: boolean }).finalCall === false;
 }
 
 /**
@@ -147,7 +161,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
   const result: OurReplay = { calls: [], refusals: 0, compactions: 0, prunes: 0, errors: [], retention: [], trace: [], commands: [], snapshots: [], dropped: [], fitted: [], systemPrompt, tools: registry.definitions() };
   const history: HistoryItem[] = [];
   const usable = thresholdsFor(window, settings).usable;
-  const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0 };
+  const state: RunState = { turn: turns[0] as ScenarioTurn, fitted: { user: '', steps: [], final: '' }, step: 0, pending: 0, stop: new AbortController() };
   let index = 0;
   const timeOf = (turn: ScenarioTurn, step: number): number => {
     const times = (turn as { times?: number[] }).times;
@@ -170,6 +184,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       const recorded = state.turn.steps[state.step++];
       const step = recorded ? withinOutput(recorded, room || 4096, usable, counter) : { text: state.turn.final, calls: [] };
       if (recorded) state.fitted.steps.push(step);
+      state.pending = step.calls.length;
       const toolCalls: ToolCall[] = step.calls.map((call, i) => ({ id: `call_${index}_${i}`, name: call.name, arguments: call.args }));
       step.calls.forEach((call, i) => outputs.set(`call_${index}_${i}`, call));
       index++;
@@ -184,6 +199,7 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
   const cache = new CountCache();
   const calibration = new Calibration(counter.modelId);
   const observe = (event: AgentEvent): void => {
+    if (event.type === 'toolEnd' && --state.pending === 0 && state.step >= state.turn.steps.length && closesWithoutReply(state.turn)) state.stop.abort();
     if (event.type === 'error') result.errors.push(event.message);
     if (event.type === 'prune') result.prunes++;
     if (event.type === 'compaction') {
@@ -202,6 +218,10 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
     for (const turn of turns) {
       state.turn = turn;
       state.step = 0;
+      state.pending = 0;
+      state.stop = new AbortController();
+      // A turn recorded without any model call at all is only its request.
+      if (turn.steps.length === 0 && closesWithoutReply(turn)) state.stop.abort();
       state.fitted = { user: turn.user, steps: [], final: turn.final };
       // The request arrives when its first call was made (the idle time before it is the recorded one).
       const first = (turn as { times?: number[] }).times?.[0];
@@ -209,12 +229,12 @@ export async function replayOurs(turns: readonly ScenarioTurn[], window: number,
       result.fitted.push(state.fitted);
       history.push({ kind: 'request', text: turn.user });
       traceUser(result, turn.user);
-      const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: new AbortController().signal, userText: turn.user, systemPrompt, maxSteps: options.maxSteps ?? Number.MAX_SAFE_INTEGER });
+      const events = runAgent({ log, model: server, modelId: counter.modelId, registry, workspace, settings, contextWindow: window, counter, cache, calibration, summarize, signal: state.stop.signal, userText: turn.user, systemPrompt, maxSteps: options.maxSteps ?? Number.MAX_SAFE_INTEGER });
       for await (const event of events) observe(event);
       // The request stopped before the recording did: every recorded step not asked for is a loss.
       const asked = state.step;
       for (const step of turn.steps.slice(asked)) traceDropped(result, step.text, step.calls);
-      if (asked <= turn.steps.length && (turn as { finalCall?: boolean }).finalCall !== false) traceDropped(result, turn.final, []);
+      if (asked <= turn.steps.length && !closesWithoutReply(turn)) traceDropped(result, turn.final, []);
     }
   } finally {
     await log.close();

@@ -1,5 +1,6 @@
 // The peers' context policies as data, from their current code (cited by repository, file and line): when they compact, what they keep, prune and send.
 import type { ChatMessage } from '../src/core/context/chatMessage';
+import { CLAUDE_CODE_SUMMARY_TOKENS, OPENCODE_SUMMARY_TOKENS, PI_SUMMARY_TOKENS } from './summaryLengths';
 
 /** How a peer cuts a long tool output before the model sees it. */
 export interface OutputCap {
@@ -33,8 +34,15 @@ export interface PeerPolicy {
   splitTurnSummary?: boolean;
   /** Files read back into the context after a compaction: the newest `count` read, each cut to `maxTokens` (Claude Code). */
   rereadFiles?: { count: number; maxTokens: number; budget: number; windowShare: number };
-  /** Most tokens the summary call may write (the stand-in writes min(1,200, 80 % of it), as for us). */
+  /**
+   * The output its main calls ask for (max_tokens): vLLM, OpenAI and Anthropic refuse a prompt whose tokens plus this
+   * exceed the window, so every call is fit-tested on prompt + this, as ours is.
+   */
+  maxOutputTokens(window: number): number;
+  /** Most tokens the summary call may write (its max_tokens; fit-tested the same way). */
   summaryMaxTokens(window: number): number;
+  /** What its summary prompt produces, in tokens, as measured on summaries written under it (summaryLengths.ts). */
+  summaryLength: number;
   /** OpenCode's prune after every request: protect the newest outputs, prune only past the minimum (chars/4, its own estimate). */
   prune?: { protect: number; minimum: number; protectTurns: number; placeholder: string };
   /** A code-written list of files read and modified appended to every summary (pi's <read-files>/<modified-files>). */
@@ -76,6 +84,13 @@ function withoutPrune(policy: PeerPolicy): PeerPolicy {
 const OPENCODE_OUTPUT_MAX = 32_000;
 
 /**
+ * Claude Code's max_tokens for a main call: CLAUDE_CODE_MAX_OUTPUT_TOKENS, default 32,000 (its env-vars page as
+ * quoted in anthropics/claude-code#35133; a 102,400-token server refusing "70772 in the messages, 32000 in the
+ * completion" in NanmiCoder/cc-haha#29 shows it is sent as max_tokens).
+ */
+const CLAUDE_CODE_OUTPUT_MAX = 32_000;
+
+/**
  * pi, badlogic/pi-mono at 83378aad (2026-03-15), packages/coding-agent/src/core/:
  * - compaction/compaction.ts:114-117 DEFAULT_COMPACTION_SETTINGS reserveTokens 16,384, keepRecentTokens 20,000;
  *   :212-214 shouldCompact: contextTokens > contextWindow − reserveTokens; :376-401 findCutPoint walks back until
@@ -85,6 +100,7 @@ const OPENCODE_OUTPUT_MAX = 32_000;
  *   (:950): overflow error → compact and retry; usage (input + output + cache) over the threshold → compact.
  * - compaction/utils.ts:89 tool results cut to 2,000 characters in the summary request; <read-files>/<modified-files> by code.
  * - tools/truncate.ts:11-12 tool output capped at 2,000 lines / 50 KB.
+ * - packages/ai/src/providers/simple-options.ts:6 every main call asks for min(model output, 32,000) tokens.
  */
 export const PI: PeerPolicy = {
   key: 'pi',
@@ -95,7 +111,9 @@ export const PI: PeerPolicy = {
   splitTurnSummary: true,
   request: 'piSerialized',
   tail: 'pi',
+  maxOutputTokens: (window) => Math.min(modelMaxOutput(window), 32_000),
   summaryMaxTokens: () => Math.floor(0.8 * 16_384),
+  summaryLength: PI_SUMMARY_TOKENS,
   fileLists: true,
   summaryReusesPrefix: false,
   summarySystem:
@@ -125,11 +143,13 @@ export const OPENCODE_CLASSIC: PeerPolicy = {
   key: 'opencodeClassic',
   label: 'OpenCode (classic)',
   trigger: 'beforeCall',
-  threshold: (window) => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
+  threshold: (window) => window - openCodeOutput(window),
   keepRecentTokens: () => 0,
   request: 'messages',
   tail: 'none',
-  summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
+  maxOutputTokens: (window) => openCodeOutput(window),
+  summaryMaxTokens: (window) => openCodeOutput(window),
+  summaryLength: OPENCODE_SUMMARY_TOKENS,
   prune: { protect: 40_000, minimum: 20_000, protectTurns: 2, placeholder: '[Old tool result content cleared]' },
   fileLists: false,
   summaryReusesPrefix: false,
@@ -167,7 +187,9 @@ export const CLAUDE_CODE_LOW: PeerPolicy = {
   keepRecentTokens: () => 0,
   request: 'messages',
   tail: 'none',
+  maxOutputTokens: (window) => Math.min(modelMaxOutput(window), CLAUDE_CODE_OUTPUT_MAX),
   summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), 20_000),
+  summaryLength: CLAUDE_CODE_SUMMARY_TOKENS,
   fileLists: false,
   summaryReusesPrefix: true,
   summarySystem: '',
@@ -187,15 +209,22 @@ export const CLAUDE_CODE_LOW: PeerPolicy = {
   cap: (toolName) => (toolName === 'read_file' ? { maxChars: Number.MAX_SAFE_INTEGER, maxLines: 2000, keep: 'head' } : { maxChars: 30_000, maxLines: Number.MAX_SAFE_INTEGER, keep: 'middle' }),
 };
 
-/** OpenCode's usable budget: context − min(model output, 32,000) (Claude models state no input limit on models.dev). */
-const openCodeUsable = (window: number): number => window - Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX);
+/** OpenCode's max output: ProviderTransform.maxOutputTokens = min(model.limit.output, OUTPUT_TOKEN_MAX 32,000). */
+const openCodeOutput = (window: number): number => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX);
+
+/**
+ * OpenCode's usable budget as its newest overflow.ts computes it (sst/opencode at 31e22f65,
+ * packages/opencode/src/session/overflow.ts:10-20): reserved = min(COMPACTION_BUFFER 20,000, max output); a model
+ * with no input limit (Claude models on models.dev state none) gets context − max output − reserved. 32k: 16,000.
+ */
+export const openCodeUsable = (window: number): number => Math.max(0, window - openCodeOutput(window) - Math.min(20_000, openCodeOutput(window)));
 
 /**
  * OpenCode today, sst/opencode (anomalyco/opencode is the same project) packages/opencode/src/session/:
- * - overflow.ts (anomalyco/opencode at 08f74b9b, lines 6-18): usable = limit.input − min(20,000, max output) when the
- *   model states an input limit, else context − max output, max output being min(model output, 32,000); Claude
- *   models on models.dev state no input limit, so 200k − 32k = 168k; :20-34 overflow when input + output + cache
- *   read + cache write ≥ usable, checked after each step.
+ * - overflow.ts at 31e22f65 :10-20 usable (above); :22-34 overflow when input + output + cache read + cache write
+ *   ≥ usable, checked after each step. Older snapshots computed context − max output (anomalyco/opencode at
+ *   08f74b9b :8-18) or context − reserved (at 0d51724f): the newest subtracts both.
+ * - provider/transform.ts `maxOutputTokens`: every call asks for min(model output, 32,000).
  * - compaction.ts (sst/opencode at 3df4a255): :116-121 preserveRecentBudget = preserve_recent_tokens, else 25 % of
  *   the usable budget clamped to 2,000–15,000 (MIN/MAX_PRESERVE_RECENT_TOKENS, :33-34); :224-234 select: no turn
  *   limit unless `tail_turns` is set (`recent = limit === undefined ? all : all.slice(-limit)`), whole turns from the
@@ -215,7 +244,8 @@ export const OPENCODE: PeerPolicy = {
   keepRecentTokens: (window) => Math.min(15_000, Math.max(2_000, Math.floor(openCodeUsable(window) * 0.25))),
   request: 'opencodeSerialized',
   tail: 'opencodeTurns',
-  summaryMaxTokens: (window) => Math.min(modelMaxOutput(window), OPENCODE_OUTPUT_MAX),
+  maxOutputTokens: openCodeOutput,
+  summaryMaxTokens: openCodeOutput,
   summarySystem: '',
   summaryPrompt: [
     'Provide a detailed prompt for continuing our conversation above.',

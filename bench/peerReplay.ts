@@ -8,7 +8,8 @@ import { replyTokens, traceDropped, traceStep, traceUser } from './ourReplay';
 import { capOutput, type PeerPolicy } from './peerPolicies';
 import type { PrefixCache } from './prefixCache';
 import { callPath, retentionAfter, type HistoryItem } from './retention';
-import { standInSummary, SUMMARY_TOKENS, turnPrefixStandIn } from './standInSummary';
+import { standInSummary, turnPrefixStandIn } from './standInSummary';
+import { summaryLength } from './summaryLengths';
 
 interface Item {
   message: ChatMessage;
@@ -99,15 +100,24 @@ class PeerSession {
     traceUser(this.outcome, text);
   }
 
-  /** Sends one step; a step that does not fit even after compacting is dropped (an error, and a loss in both measures). */
+  /**
+   * Whether the server accepts a request: its prompt plus the output it asks for (max_tokens) within the window, as
+   * vLLM, OpenAI and Anthropic check (ours is fit-tested the same way in ourReplay).
+   */
+  private fits(messages: readonly ChatMessage[], tools: readonly ChatToolDefinition[], maxOutput: number): boolean {
+    return this.tokens(messages, tools) + maxOutput <= this.setup.window;
+  }
+
+  /** Sends one step; a step the server refuses even after compacting is dropped (an error, and a loss in both measures). */
   send(step: ScenarioStep): void {
     const output = replyTokens(this.setup.counter, step.text, step.calls);
+    const asked = Math.max(output, this.policy.maxOutputTokens(this.setup.window));
     let messages = this.context();
-    if (this.tokens(messages) + output > this.setup.window) {
+    if (!this.fits(messages, this.setup.tools, asked)) {
       this.outcome.refusals++;
       this.compact();
       messages = this.context();
-      if (this.tokens(messages) + output > this.setup.window) {
+      if (!this.fits(messages, this.setup.tools, asked)) {
         this.outcome.errors.push(`${this.policy.label}: a step did not fit the window even after compacting`);
         traceDropped(this.outcome, step.text, step.calls);
         return;
@@ -135,8 +145,16 @@ class PeerSession {
     });
   }
 
-  /** Sends a summary request; the stand-in writes from exactly what it carries (serialization and caps included). */
-  private summaryCall(messages: ChatMessage[], tools: readonly ChatToolDefinition[], size: number, write: (source: string) => string = (source) => standInSummary(size, source)): string {
+  /**
+   * Sends a summary request; the stand-in writes from exactly what it carries (serialization and caps included), at the
+   * length the policy's prompt produces within the call's cap. A request the server refuses (prompt + its max_tokens
+   * over the window) returns null: the compaction fails and the context stays as it was.
+   */
+  private summaryCall(messages: ChatMessage[], tools: readonly ChatToolDefinition[], limit: number, write: (source: string) => string = (source) => standInSummary(summaryLength(this.policy.summaryLength, limit), source, (text) => this.setup.counter.countText(text))): string | null {
+    if (!this.fits(messages, tools, limit)) {
+      this.outcome.refusals++;
+      return null;
+    }
     const source = messages
       .slice(1)
       .map((message) => `${message.content ?? ''}${message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => `\n${call.function.arguments}`).join('') : ''}`)
@@ -191,11 +209,6 @@ class PeerSession {
     return keep <= 0 ? this.items.length : keep;
   }
 
-  /** The stand-in's size for this policy: at most 1,200 tokens, 80 % of the call's output limit. */
-  private summarySize(limit = this.policy.summaryMaxTokens(this.setup.window)): number {
-    return Math.min(SUMMARY_TOKENS, Math.floor(limit * 0.8));
-  }
-
   compact(): void {
     const policy = this.policy;
     const keep = policy.keepRecentTokens(this.setup.window);
@@ -208,24 +221,30 @@ class PeerSession {
     const split = turnStart >= start ? turnStart : cut;
     const summarized = this.items.slice(start, split).map((item) => item.message);
     const prefix = this.items.slice(split, cut).map((item) => item.message);
-    let summary: string;
+    const limit = policy.summaryMaxTokens(this.setup.window);
+    let summary: string | null;
     if (policy.request === 'piSerialized') {
-      // compaction.ts:518-545 generateSummary; :729-747 the split turn's prefix in parallel; :780-790 its own request.
+      // compaction.ts:518-545 generateSummary; :729-747 the split turn's prefix in parallel; :780-790 its own request
+      // at 0.5 × reserve (:787), which is 0.625 × the summary's 0.8 × reserve.
       const previous = this.previousSummary ? `<previous-summary>\n${this.previousSummary}\n</previous-summary>\n\n` : '';
       const system = { role: 'system' as const, content: policy.summarySystem };
-      if (summarized.length > 0 || prefix.length === 0) summary = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(summarized)}\n</conversation>\n\n${previous}${policy.summaryPrompt}` }], [], this.summarySize());
+      if (summarized.length > 0 || prefix.length === 0) summary = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(summarized)}\n</conversation>\n\n${previous}${policy.summaryPrompt}` }], [], limit);
       else summary = 'No prior history.';
-      if (prefix.length > 0) {
-        const head = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(prefix)}\n</conversation>\n\n${TURN_PREFIX_PROMPT}` }], [], this.summarySize(), turnPrefixStandIn);
-        summary += `\n\n---\n\n**Turn Context (split turn):**\n\n${head}`;
+      if (prefix.length > 0 && summary !== null) {
+        const head = this.summaryCall([system, { role: 'user', content: `<conversation>\n${piSerialized(prefix)}\n</conversation>\n\n${TURN_PREFIX_PROMPT}` }], [], Math.floor(limit * 0.625), turnPrefixStandIn);
+        summary = head === null ? null : `${summary}\n\n---\n\n**Turn Context (split turn):**\n\n${head}`;
       }
     } else if (policy.request === 'opencodeSerialized') {
       const previous = this.previousSummary ? `\n\nThe summary of the conversation before this part:\n${this.previousSummary}` : '';
-      summary = this.summaryCall([{ role: 'user', content: `${policy.summaryPrompt}${previous}\n\n${openCodeSerialized([...summarized])}` }], [], this.summarySize());
+      summary = this.summaryCall([{ role: 'user', content: `${policy.summaryPrompt}${previous}\n\n${openCodeSerialized([...summarized])}` }], [], limit);
     } else {
       const conversation = [...this.head, ...summarized, { role: 'user' as const, content: policy.summaryPrompt }];
-      if (policy.summaryReusesPrefix) summary = this.summaryCall([{ role: 'system', content: this.setup.systemPrompt }, ...conversation], this.setup.tools, this.summarySize());
-      else summary = this.summaryCall([{ role: 'system', content: policy.summarySystem }, ...conversation], [], this.summarySize());
+      if (policy.summaryReusesPrefix) summary = this.summaryCall([{ role: 'system', content: this.setup.systemPrompt }, ...conversation], this.setup.tools, limit);
+      else summary = this.summaryCall([{ role: 'system', content: policy.summarySystem }, ...conversation], [], limit);
+    }
+    if (summary === null) {
+      this.outcome.errors.push(`${policy.label}: the summary request did not fit the window`);
+      return;
     }
     if (policy.fileLists) summary += this.fileLists([...summarized, ...prefix]);
     this.previousSummary = summary;

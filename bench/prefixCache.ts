@@ -18,6 +18,13 @@ export interface ModelCall {
 /** $ per million tokens. Cached input at a tenth of input, as OpenAI (gpt-4.1/gpt-5) and Anthropic (cache read) bill it. */
 export const PRICES = { input: 3, cachedInput: 0.3, output: 15 } as const;
 
+/**
+ * The second price table: Anthropic bills the input it writes to the cache at 1.25× the input price (5-minute cache;
+ * its pricing page), and with a cache breakpoint at the newest message every uncached input token is written. The
+ * first table is OpenAI's and most servers': no premium.
+ */
+export const WRITE_PREMIUM_PRICES = { ...PRICES, input: PRICES.input * 1.25 } as const;
+
 /** The cache rules: no hit below `minimum` tokens, then whole `step`-token blocks, kept `ttlSeconds` after last use. */
 export const CACHE_RULES = { minimum: 1024, step: 128, ttlSeconds: 300, secondsPerCall: 10, maxEntries: 64 } as const;
 
@@ -188,7 +195,7 @@ export class PrefixCache {
   }
 }
 
-/** Dollars for a number of uncached input, cached input and output tokens at PRICES. */
-export function dollars(uncached: number, cached: number, output: number): number {
-  return (uncached * PRICES.input + cached * PRICES.cachedInput + output * PRICES.output) / 1_000_000;
+/** Dollars for a number of uncached input, cached input and output tokens at PRICES (or another table). */
+export function dollars(uncached: number, cached: number, output: number, prices: { input: number; cachedInput: number; output: number } = PRICES): number {
+  return (uncached * prices.input + cached * prices.cachedInput + output * prices.output) / 1_000_000;
 }

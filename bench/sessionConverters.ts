@@ -1,52 +1,20 @@
-// Converts public recorded agent sessions (mini-swe-agent trajectories, Claude Code logs, Codex CLI rollouts) to pi-format session entries for the value bench.
+// Converts public recorded agent sessions (mini-swe-agent trajectories, Claude Code logs, Codex CLI rollouts; Gemini CLI histories, Cline / Roo Code task exports, Crush, OpenCode and Copilot CLI sessions in bench/converters/) to pi-format session entries for the value bench.
 // Nothing is trimmed: every request, reply, tool call and tool output is kept verbatim; left out are the model's hidden
 // thinking (no policy sends it back) and the recording agent's own compaction summaries (each policy compacts on its own).
 
-type Json = Record<string, unknown>;
+import { fromClineExport } from './converters/clineExport';
+import { fromCopilotCli } from './converters/copilotCli';
+import { fromCrush } from './converters/crush';
+import { fromGeminiCli } from './converters/geminiCli';
+import { fromOpenCode } from './converters/opencode';
+import { entry, isObject, iso, str, text, type ConvertedSession, type Json, type PiEntry, type PiMessage, type PiPart } from './converters/piSession';
 
-/** A pi tool call: pi's names and arguments for read, edit, write and bash; other tools keep theirs. */
-export interface PiToolCall {
-  type: 'toolCall';
-  id: string;
-  name: string;
-  arguments: Json;
-}
+export type { ConvertedSession, PiEntry, PiMessage, PiPart, PiToolCall } from './converters/piSession';
+export { fromClineExport, fromCopilotCli, fromCrush, fromGeminiCli, fromOpenCode };
 
-export type PiPart = { type: 'text'; text: string } | PiToolCall;
-
-export type PiMessage =
-  | { role: 'user'; content: PiPart[]; timestamp: number }
-  | { role: 'assistant'; content: PiPart[]; model: string; timestamp: number }
-  | { role: 'toolResult'; toolCallId: string; toolName?: string; content: PiPart[]; isError: boolean; timestamp: number };
-
-export interface PiEntry {
-  type: 'message';
-  timestamp: string;
-  message: PiMessage;
-}
-
-export interface ConvertedSession {
-  cwd: string;
-  model: string;
-  /** When the session started, in milliseconds. */
-  start: number;
-  entries: PiEntry[];
-  /** Lines of the input that were not JSON (left out, and counted so the README can say so). */
-  skippedLines: number;
-}
-
-export const SESSION_KINDS = ['mini-swe-agent', 'claude-code', 'codex'] as const;
+/** The recording agent of each format; the session header's `provider` names it (and the file name begins with it). */
+export const SESSION_KINDS = ['mini-swe-agent', 'claude-code', 'codex', 'gemini-cli', 'cline', 'roo-code', 'crush', 'opencode', 'copilot-cli'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-function entry(message: PiMessage): PiEntry {
-  return { type: 'message', timestamp: iso(message.timestamp), message };
-}
-
-const text = (value: string): PiPart => ({ type: 'text', text: value });
 
 /** JSON lines, with the count of lines that are not JSON objects. */
 function jsonLines(input: string): { lines: Json[]; skipped: number } {
@@ -287,9 +255,15 @@ export function fromCodex(input: string): ConvertedSession {
   return { cwd, model, start: entries[0]?.message.timestamp ?? 0, entries, skippedLines: skipped };
 }
 
-export function convertSession(kind: SessionKind, input: string): ConvertedSession {
+/** `start` (milliseconds) places a session whose format records no times: its calls are 10 s apart from there. */
+export function convertSession(kind: SessionKind, input: string, start = 0): ConvertedSession {
   if (kind === 'mini-swe-agent') return fromMiniSweAgent(input);
   if (kind === 'claude-code') return fromClaudeCode(input);
+  if (kind === 'gemini-cli') return fromGeminiCli(input, start);
+  if (kind === 'cline' || kind === 'roo-code') return fromClineExport(input, start);
+  if (kind === 'crush') return fromCrush(input, start);
+  if (kind === 'opencode') return fromOpenCode(input, start);
+  if (kind === 'copilot-cli') return fromCopilotCli(input, start);
   return fromCodex(input);
 }
 

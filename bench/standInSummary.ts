@@ -1,9 +1,7 @@
-// The deterministic stand-in for the summarizing model, the same for every policy: the required sections, part specifics copied from what it was given, part prose.
+// The deterministic stand-in for the summarizing model, the same writer for every policy at the length its prompt produces: the required sections, part specifics copied from what it was given, part prose.
 import { REQUIRED_HEADINGS } from '../src/core/compaction/summaryPrompt';
 import { salientTokens } from './needRetention';
-
-/** Tokens of the model-written part of every summary when the size limit allows (our appendix, or a peer's file lists, come on top). */
-export const SUMMARY_TOKENS = 1200;
+import { OURS_SUMMARY_TOKENS } from './summaryLengths';
 
 const FILLER = 'The agent read the files named in the ledger and fixed what the user asked; details follow. ';
 
@@ -24,17 +22,12 @@ export function recentSpecifics(text: string): string[] {
   return [...seen];
 }
 
-/**
- * A valid summary of about `tokens` tokens (a sentence of filler is 20 tokens), passing our validation. With a
- * `source` (the text the summary request carried), half of it lists that text's specifics verbatim, newest first:
- * a model that follows "preserve exact file paths, function names and error messages" within its size. What it
- * picks never depends on what later steps use.
- */
-export function standInSummary(tokens: number = SUMMARY_TOKENS, source = ''): string {
+/** The summary at an estimated size: half specifics at CHARS_PER_TOKEN, half filler at 20 tokens a sentence. */
+function draft(tokens: number, specificsOf: readonly string[]): string {
   const specifics: string[] = [];
   let chars = 0;
-  const budget = source ? tokens * SPECIFICS_SHARE * CHARS_PER_TOKEN : 0;
-  for (const token of source ? recentSpecifics(source) : []) {
+  const budget = tokens * SPECIFICS_SHARE * CHARS_PER_TOKEN;
+  for (const token of specificsOf) {
     if (chars + token.length + 3 > budget) break;
     specifics.push(`- ${token}`);
     chars += token.length + 3;
@@ -46,6 +39,26 @@ export function standInSummary(tokens: number = SUMMARY_TOKENS, source = ''): st
     if (heading === '## Critical context' && specifics.length > 0) return `${heading}\n${body}\n${specifics.join('\n')}`;
     return `${heading}\n${body}`;
   }).join('\n\n');
+}
+
+/**
+ * A valid summary of `tokens` tokens, passing our validation. With a `source` (the text the summary request carried),
+ * half of it lists that text's specifics verbatim, newest first: a model that follows "preserve exact file paths,
+ * function names and error messages" within its size. What it picks never depends on what later steps use. With
+ * `count`, the draft is shrunk until the count says it is within `tokens` (a model told a size keeps to it).
+ */
+export function standInSummary(tokens: number = OURS_SUMMARY_TOKENS, source = '', count?: (text: string) => number): string {
+  const specifics = source ? recentSpecifics(source) : [];
+  let text = draft(tokens, specifics);
+  if (!count) return text;
+  let target = tokens;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const size = count(text);
+    if (size <= tokens) break;
+    target = Math.max(1, Math.floor((target * tokens) / size) - 2);
+    text = draft(target, specifics);
+  }
+  return text;
 }
 
 /** What the stand-in answers when asked for the head of a split turn (a few bullets). */

@@ -1,5 +1,5 @@
-// Converts public recorded agent sessions (mini-swe-agent trajectories, Claude Code logs, Codex CLI rollouts) to pi-format session JSONL for the value bench.
-// Usage: node scripts/convertSessions.mjs <mini-swe-agent|claude-code|codex> <input file> <output .jsonl.gz> [--source <text>]
+// Converts public recorded agent sessions (mini-swe-agent, Claude Code, Codex CLI, Gemini CLI, Cline, Roo Code, Crush, OpenCode, Copilot CLI) to pi-format session JSONL for the value bench.
+// Usage: node scripts/convertSessions.mjs <mini-swe-agent|claude-code|codex|gemini-cli|cline|roo-code|crush|opencode|copilot-cli> <input file> <output .jsonl.gz> [--source <text>] [--start <ISO time>]
 // The converters are bench/sessionConverters.ts (unit-tested); this bundles its command line with esbuild and runs it.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';

@@ -135,7 +135,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     if (event.type === 'compactionStart') {
       if (event.reason === 'overflow') result.reactive++;
       const measured = measureContext(log.path(), deps());
-      if (event.reason === 'threshold' && settings.pruning.enabled && measured.prune.tokensFreed > 0 && measured.budget.used - measured.prune.tokensFreed <= measured.budget.usable) {
+      if (event.reason === 'threshold' && settings.pruning.enabled && measured.thresholds.autoPrune && measured.prune.tokensFreed > 0 && measured.budget.used - measured.prune.tokensFreed <= measured.budget.usable) {
         result.violations.push(`turn ${options.turns.indexOf(turn)}: compacted although pruning ${measured.prune.tokensFreed} tokens would have sufficed`);
       }
     }

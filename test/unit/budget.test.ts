@@ -20,12 +20,15 @@ describe('resolveContextWindow', () => {
 describe('thresholds scale with the window', () => {
   const defaults = defaultSettings();
 
-  it("keep the seeds' numbers at a 200k window", () => {
+  it("keep the seeds' numbers at a 200k window, and half pi's kept tail", () => {
     const at200k = thresholdsFor(200_000, defaults);
     expect(at200k.outputReserve).toBe(16_384);
-    expect(at200k.keepRecent).toBe(20_000);
+    expect(at200k.keepRecent).toBe(10_000);
+    expect(thresholdsFor(32_000, defaults).keepRecent).toBe(2_000);
+    expect(thresholdsFor(8_192, defaults).keepRecent).toBe(1_024);
     expect(at200k.pruneProtect).toBe(40_000);
     expect(at200k.pruneMinimum).toBe(20_000);
+    expect(thresholdsFor(1_000_000, defaults).pruneMinimum).toBe(40_000);
     expect(at200k.summaryTokens).toBe(13_107);
     expect(at200k.toolOutputChars).toBe(24_000);
     expect(at200k.usable).toBe(200_000 - 16_384);
@@ -42,12 +45,15 @@ describe('thresholds scale with the window', () => {
     expect(at32k.outputReserve).toBeLessThan(4_000);
   });
 
-  it('prune from 80 % below 24k, only at the usable budget up to 400k, and from 10 % at huge windows (nothing compacts there)', () => {
-    expect(thresholdsFor(8_192, defaults).pruneAtPercent).toBe(80);
-    expect(thresholdsFor(128_000, defaults).pruneAtPercent).toBe(100);
-    expect(thresholdsFor(200_000, defaults).pruneAtPercent).toBe(100);
+  it('prune from 80 % below 24k, never on their own from 24k to 400k (compaction instead), and from 10 % at huge windows (nothing compacts there)', () => {
+    expect(thresholdsFor(8_192, defaults)).toMatchObject({ pruneAtPercent: 80, autoPrune: true });
+    expect(thresholdsFor(23_999, defaults).autoPrune).toBe(true);
+    expect(thresholdsFor(24_000, defaults).autoPrune).toBe(false);
+    expect(thresholdsFor(128_000, defaults).autoPrune).toBe(false);
+    expect(thresholdsFor(200_000, defaults).autoPrune).toBe(false);
+    expect(thresholdsFor(399_999, defaults).autoPrune).toBe(false);
     const at1m = thresholdsFor(1_000_000, defaults);
-    expect(at1m.pruneAtPercent).toBe(10);
+    expect(at1m).toMatchObject({ pruneAtPercent: 10, autoPrune: true });
     // A 1M session at 15 % with old outputs past the protected tail prunes them; the same fill at 200k does not.
     const used = Math.round(at1m.usable * 0.15);
     const budget: Budget = {
@@ -65,7 +71,8 @@ describe('thresholds scale with the window', () => {
     };
     const base = { ...settings, prunableTokens: at1m.pruneMinimum };
     expect(decideBeforeCall(budget, { ...base, pruneAtPercent: at1m.pruneAtPercent })).toBe('prune');
-    expect(decideBeforeCall(budget, { ...base, pruneAtPercent: thresholdsFor(200_000, defaults).pruneAtPercent })).toBe('ok');
+    const at200k = thresholdsFor(200_000, defaults);
+    expect(decideBeforeCall(budget, { ...base, pruningEnabled: at200k.autoPrune, pruneAtPercent: at200k.pruneAtPercent })).toBe('ok');
   });
 
   it('are monotonic in the window and always inside their clamps', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/context/chatMessage';
 import { APPENDIX_HEADING, extendFileLedger } from '../../src/core/compaction/summaryAppendix';
-import { headTail } from '../../src/core/compaction/summaryTranscript';
+import { fitTokens, headTail } from '../../src/core/compaction/summaryTranscript';
 import { validateSummary } from '../../src/core/compaction/summaryValidation';
 import { summarize, type Complete } from '../../src/core/compaction/summarizer';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
@@ -189,6 +189,27 @@ describe('summary helpers', () => {
       ],
     });
     expect(extendFileLedger({ read: ['y.ts'], modified: ['z.ts'] }, [a])).toEqual({ read: ['y.ts'], modified: ['x.ts', 'z.ts'] });
+  });
+
+  it('fits a text to a limit of a few tokens and stops at head and tail of about 200 characters (the loop never ended there)', () => {
+    // A request part cut to a limit of 1 token (the summary request's last resort at 8k, a Gemini CLI session that
+    // pasted logs): head and tail of 200 characters with the omission note is over 200 and over the limit, and each
+    // pass rebuilt the same string. The counter throws instead of letting a loop run on.
+    let calls = 0;
+    const count = (text: string): number => {
+      calls += 1;
+      if (calls > 100) throw new Error('fitTokens did not stop');
+      return text.length;
+    };
+    for (const limit of [1, 10, 50]) {
+      calls = 0;
+      const fitted = fitTokens(`${'a'.repeat(20_000)}${'b'.repeat(20_000)}`, limit, count);
+      expect(fitted.startsWith('a'.repeat(100))).toBe(true);
+      expect(fitted.endsWith('b'.repeat(100))).toBe(true);
+      expect(fitted.length).toBeLessThan(260);
+    }
+    expect(fitTokens('short', 1, count)).toBe('short');
+    expect(fitTokens('x'.repeat(4000), 2000, (text) => Math.ceil(text.length / 4))).toHaveLength(4000);
   });
 
   it('reports a missing ledger and over-long summaries', () => {

@@ -3,6 +3,7 @@ import type { CountingDeps, MeasuredContext } from '../budget/meter';
 import { measureContext } from '../budget/meter';
 import { COLD_CACHE_COMPACT_PERCENT, compactAtTokens, decideBeforeCall, idleSeconds, type BeforeCallDecision } from '../budget/budget';
 import { explainNoRoom } from '../budget/roomReport';
+import { thresholdsFor } from '../budget/thresholds';
 import { awaitingCompactionConsent } from '../compaction/compactionUndo';
 import { hasNewContentSinceCompaction, shrinkProblem } from '../compaction/cutPlan';
 import type { ModelError } from '../llm/modelStream';
@@ -119,9 +120,10 @@ export async function* autoCompact(state: GateState, reason: CompactionReason, c
   try {
     const proposal = await proposeCompaction(state.log, { ...deps, summarize: state.summarize, signal: state.signal, force: reason === 'overflow' });
     if (!proposal || state.signal.aborted) return 'skipped';
-    // A summary that does not make room would be applied again and again: stop with a clear error instead.
+    // A summary that does not make room would be applied again and again: stop with a clear error instead (one that
+    // freed little but leaves the call within the usable budget goes ahead: the loop guard bounds the rest).
     // After an overflow the server's refusal outranks our count, and the single retry bounds the loop.
-    const noShrink = reason === 'overflow' ? null : shrinkProblem(proposal.tokensBefore, proposal.tokensAfter);
+    const noShrink = reason === 'overflow' ? null : shrinkProblem(proposal.tokensBefore, proposal.tokensAfter, thresholdsFor(deps.contextWindow, deps.settings).usable);
     if (noShrink) {
       yield errorEvent(noShrink);
       return 'failed';
@@ -165,7 +167,7 @@ function decide(measured: MeasuredContext, deps: CountingDeps, path: ReadonlyArr
   const cold = coldCompactAt(measured, deps, path);
   return decideBeforeCall(measured.budget, {
     autoCompact: deps.settings.compaction.auto,
-    pruningEnabled: deps.settings.pruning.enabled,
+    pruningEnabled: deps.settings.pruning.enabled && measured.thresholds.autoPrune,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: measured.thresholds.pruneAtPercent,
     compactAt: compactAtTokens(measured.budget, measured.thresholds, deps.settings.compaction.triggerPercent),

@@ -87,7 +87,7 @@ export async function planReport(path: readonly SessionEntry[], options: PlanRep
   });
   const decision = decideBeforeCall(budget, {
     autoCompact: options.settings.compaction.auto,
-    pruningEnabled: options.settings.pruning.enabled,
+    pruningEnabled: options.settings.pruning.enabled && thresholds.autoPrune,
     prunableTokens: measured.prune.tokensFreed,
     pruneAtPercent: thresholds.pruneAtPercent,
     compactAt: compactAtTokens(budget, thresholds, options.settings.compaction.triggerPercent),

@@ -261,8 +261,15 @@ export function hasNewContentSinceCompaction(path: readonly SessionEntry[]): boo
   return true;
 }
 
-/** An error message when the compaction did not shrink the context meaningfully, else null. */
-export function shrinkProblem(tokensBefore: number, tokensAfter: number): string | null {
+/**
+ * An error message when the compaction did not shrink the context meaningfully, else null. With `room` (the usable
+ * budget), a compaction that leaves the context within it is accepted however little it freed: at a small window a
+ * long request carried verbatim can leave little to summarize, and stopping the request there loses every step
+ * after it (issue 36: 35 recorded calls of unseen sessions at 8k), while the next call fits. The loop guard still
+ * stops a request that compacts twice without a step in between.
+ */
+export function shrinkProblem(tokensBefore: number, tokensAfter: number, room?: number): string | null {
   if (tokensAfter <= tokensBefore * MIN_SHRINK_RATIO) return null;
+  if (room !== undefined && tokensAfter <= room) return null;
   return `Compaction did not shrink the context enough (${tokensBefore.toLocaleString('en-US')} → ${tokensAfter.toLocaleString('en-US')} tokens); not retrying automatically. Pin fewer messages, lower compactionAgent.compaction.keepRecentTokens, or use a model with a larger window.`;
 }

@@ -13,13 +13,17 @@ export function headTail(text: string, maxChars: number = SUMMARY_OUTPUT_CHARS):
 
 /**
  * `text` within `limit` tokens: whole when it fits, else its head and tail, shortened until the count agrees (text
- * dense in tokens, such as symbols or CJK, takes more than four characters a token).
+ * dense in tokens, such as symbols or CJK, takes more than four characters a token). Never below about 200
+ * characters: a pass that no longer shortens the text ends the loop (at a limit of a few tokens, head and tail of 200
+ * with the omission note is as short as it gets, and looping on it never ended).
  */
 export function fitTokens(text: string, limit: number, countTokens: (text: string) => number): string {
   let tokens = countTokens(text);
   let fitted = text;
   while (tokens > limit && fitted.length > 200) {
-    fitted = headTail(fitted, Math.max(200, Math.floor(((fitted.length * limit) / tokens) * 0.9)));
+    const shorter = headTail(fitted, Math.max(200, Math.floor(((fitted.length * limit) / tokens) * 0.9)));
+    if (shorter.length >= fitted.length) break;
+    fitted = shorter;
     tokens = countTokens(fitted);
   }
   return fitted;
