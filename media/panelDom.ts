@@ -75,5 +75,14 @@ export function replaceChildrenKeepingFocus(parent: HTMLElement, children: Child
   append(parent, children);
   if (key === undefined) return;
   const again = Array.from(parent.querySelectorAll<HTMLElement>('[data-key]')).find((el) => el.dataset['key'] === key);
-  again?.focus();
+  if (!again) return;
+  // Focusing inside a panel that does not have focus would take it from wherever the person is (the palette, the
+  // chat): then the control gets it back only when the person returns to the panel.
+  if (document.hasFocus()) {
+    again.focus();
+    return;
+  }
+  window.addEventListener('focus', () => {
+    if (again.isConnected && (document.activeElement === document.body || document.activeElement === null)) again.focus();
+  }, { once: true });
 }

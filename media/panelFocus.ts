@@ -98,7 +98,7 @@ export class FocusKeeper {
       this.move(() => keyed('compact'), acted);
     }
     // While the host works (summarizing, applying) the pressed button is disabled: focus waits on the busy line.
-    if ((this.intent || this.outcome) && state.busy && focusLost()) keyed('busy')?.focus();
+    if ((this.intent || this.outcome) && state.busy && document.hasFocus() && focusLost()) keyed('busy')?.focus();
     // Until Apply's result is seen, what it is compared with stays as it was when Apply was pressed: the host may show
     // the new compaction (or session) a state before the review closes.
     this.rebase(state);
