@@ -11,7 +11,7 @@ import { nextTurn } from '../src/core/checkpoints/walkSlices';
 import { BlobStore } from '../src/core/storage/blobStore';
 import { nodeFileIo } from '../src/core/storage/fileIo';
 import { ms, row, type BenchRow } from './benchReport';
-import { collectGarbage, cpuNow, median } from './timing';
+import { collectGarbage, cpuNow, gapTicker, median } from './timing';
 
 const RULES = 5000;
 const BLOCK_TARGET_MS = 50;
@@ -39,15 +39,6 @@ function hostileFolder(dir: string, files: number): string {
 /** One first snapshot of the folder (a fresh index and rules, as at the start of a request) with a ticker beside it. */
 async function sampleWalk(root: string, store: BlobStore): Promise<WalkSample> {
   collectGarbage();
-  let running = true;
-  let last = performance.now();
-  let longest = 0;
-  const tick = (): void => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-    if (running) setImmediate(tick);
-  };
   let sliceStart = cpuNow();
   let slowestSlice = 0;
   const pause = async (): Promise<void> => {
@@ -55,17 +46,15 @@ async function sampleWalk(root: string, store: BlobStore): Promise<WalkSample> {
     await nextTurn({ entries: 0, matchSteps: 0, bytes: 0 });
     sliceStart = cpuNow();
   };
-  setImmediate(tick);
+  const ticker = gapTicker();
   const start = performance.now();
   const cpuStart = cpuNow();
-  last = start;
   const index = new StatIndex();
   const snapshot = await takeFolderSnapshot(root, index, new FolderRules(), { store, maxBytes: 1024 * 1024, caps: { maxFiles: 50_000, maxBytes: 1024 ** 3 }, budget: new StoreBudget(store.dir, () => Number.POSITIVE_INFINITY), pause });
   const totalMs = performance.now() - start;
   const cpuMs = cpuNow() - cpuStart;
   slowestSlice = Math.max(slowestSlice, cpuNow() - sliceStart);
-  await new Promise((resolve) => setImmediate(resolve));
-  running = false;
+  const longest = await ticker.stop();
   return { longestMs: longest, slowestSliceCpuMs: slowestSlice, totalMs, cpuMs, overBudget: snapshot.overBudget, files: index.entries.size };
 }
 

@@ -3,7 +3,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { textSlices } from '../src/core/tokens/textSlices';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { figureOf, ms, row, verdictOf, type BenchRow } from './benchReport';
-import { collectGarbage, median, timeOnce } from './timing';
+import { collectGarbage, gapTicker, median, timeOnce } from './timing';
 import { bigToolOutput } from './workloads';
 
 export const BIG_OUTPUT_CHARS = 5 * 1024 * 1024;
@@ -24,24 +24,13 @@ interface StretchSample {
 async function sampleStretch(count: () => Promise<number>): Promise<StretchSample> {
   collectGarbage();
   const histogram = monitorEventLoopDelay({ resolution: 1 });
-  let running = true;
-  let last = performance.now();
-  let longest = 0;
-  const tick = (): void => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-    if (running) setImmediate(tick);
-  };
   histogram.enable();
-  setImmediate(tick);
+  const ticker = gapTicker();
   const start = performance.now();
-  last = start;
   const tokens = await count();
   const totalMs = performance.now() - start;
-  // Let the ticker see the end of a synchronous count (its gap ends when the thread is free again).
-  await new Promise((resolve) => setImmediate(resolve));
-  running = false;
+  // The ticker sees the end of a synchronous count (its gap ends when the thread is free again).
+  const longest = await ticker.stop();
   histogram.disable();
   return { longestMs: longest, histogramMaxMs: histogram.max / 1e6, totalMs, tokens };
 }

@@ -91,3 +91,24 @@ export function medianTime(fn: () => void, iterations: number, warmup = 3): numb
   for (let i = 0; i < iterations; i++) samples.push(timeOnce(fn));
   return median(samples);
 }
+
+/** The longest gap between event-loop turns from now until `stop()`, which first lets the loop turn once more (so a synchronous stretch that just ended is seen). */
+export function gapTicker(): { stop: () => Promise<number> } {
+  let running = true;
+  let last = performance.now();
+  let longest = 0;
+  const tick = (): void => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      running = false;
+      return longest;
+    },
+  };
+}
