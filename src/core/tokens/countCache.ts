@@ -77,7 +77,7 @@ export class CountCache {
   /** The counts added since the last call (or since the cache was restored), as a record to append; undefined when none. */
   takeUnsaved(): CountCacheJSON | undefined {
     const counts: Record<string, number> = {};
-    let any = false;
+    let found = false;
     for (const [encoding, tables] of this.tables) {
       for (const variant of ['full', 'pruned'] as const) {
         const table = tables[variant];
@@ -85,12 +85,12 @@ export class CountCache {
           const tokens = table.get(id);
           if (tokens === undefined) continue;
           counts[cacheKey(id, encoding, variant)] = tokens;
-          any = true;
+          found = true;
         }
         table.unsaved = [];
       }
     }
-    return any ? { version: 1, counts } : undefined;
+    return found ? { version: 1, counts } : undefined;
   }
 
   /** Marks every count as saved (after the whole cache was written). */
