@@ -36,6 +36,35 @@ describe('session lock', () => {
     await second.close();
   });
 
+  it('a log locked before it is read: the refusal and the takeover name the header id, not the file name', async () => {
+    const named = nodePath.join(dir, 'file-name.jsonl');
+    let now = 1_000_000;
+    const lock = { now: () => now, staleAfterMs: 60_000, heartbeatMs: 0 };
+    const first = await SessionLog.create(named, { id: 'the-header-id' }, { lock });
+    await expect(SessionLog.open(named, { lock })).rejects.toThrow(`session the-header-id is open in another window (pid ${process.pid})`);
+    now += 61_000;
+    const { log: second } = await SessionLog.open(named, { lock });
+    const error: unknown = await first.append({ type: 'user', text: 'must not land' }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/^session the-header-id was taken over/);
+    await first.close();
+    await second.close();
+  });
+
+  it('a missing or unreadable log leaves no lock behind, and a line written before the last holder let go is read', async () => {
+    await expect(SessionLog.open(nodePath.join(dir, 'missing.jsonl'))).rejects.toThrow(/session file not found/);
+    expect(existsSync(lockPath(nodePath.join(dir, 'missing.jsonl')))).toBe(false);
+    const junk = nodePath.join(dir, 'junk.jsonl');
+    writeFileSync(junk, 'not a session\n');
+    await expect(SessionLog.open(junk)).rejects.toThrow(/not a session log/);
+    expect(existsSync(lockPath(junk))).toBe(false);
+    const first = await SessionLog.create(file, { id: 'abc' });
+    const last = await first.append({ type: 'user', text: 'written just before letting go' });
+    await first.close();
+    const { log: second } = await SessionLog.open(file);
+    expect(second.leafId).toBe(last.id);
+    await second.close();
+  });
+
   it('takes over a lock left by a dead process on this host', async () => {
     const log = await SessionLog.create(file, { id: 'abc' }, { lock: false });
     await log.close();

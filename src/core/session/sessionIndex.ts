@@ -164,7 +164,7 @@ export class SessionIndexStore {
     const deadline = Date.now() + INDEX_LOCK_WAIT_MS;
     let held = false;
     while (!held) {
-      held = await this.io.createExclusive(lock, `${process.pid}`);
+      held = await this.io.createExclusive(lock, `${process.pid}`, { durable: false });
       if (held) break;
       const age = await this.io.stat(lock).then((stat) => Date.now() - stat.mtimeMs, () => 0);
       if (age > INDEX_LOCK_STALE_MS) await this.io.unlink(lock).catch(() => undefined);

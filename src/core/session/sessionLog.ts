@@ -1,8 +1,8 @@
 // A file-backed session: crash-safe appends (one write + fsync per entry), recovery on load, one writer at a time.
 import * as nodePath from 'node:path';
 import { BlobStore } from '../storage/blobStore';
-import { errorCode, nodeFileIo, type FileIo, type FileStat } from '../storage/fileIo';
-import { SessionLock, type LockOptions } from '../storage/sessionLock';
+import { errorCode, nodeFileIo, type FileIo } from '../storage/fileIo';
+import { SessionLock, SessionLockedError, type LockOptions } from '../storage/sessionLock';
 import { SCHEMA_VERSION, type LeafEntry, type SessionEntry, type SessionHeader } from './entries';
 import { validateEntry } from './entryValidation';
 import { formatLine, parseLog, SessionReadError, type ParsedLog } from './logParser';
@@ -45,12 +45,24 @@ async function readSessionFile(io: FileIo, file: string): Promise<Buffer> {
   }
 }
 
-/** Size and mtime, or undefined when they cannot be read (the caller then re-reads rather than trusts). */
-async function statOrUndefined(io: FileIo, file: string): Promise<FileStat | undefined> {
+/**
+ * The log's lock, taken before the log is read. A log another window holds is named by its header's id (read only
+ * then); the file's name stands in for it until the header is read.
+ */
+async function lockForOpen(io: FileIo, file: string, options: LockOptions): Promise<SessionLock> {
   try {
-    return await io.stat(file);
-  } catch {
-    return undefined;
+    return await SessionLock.acquire(lockPath(file), nodePath.basename(file, '.jsonl'), io, options);
+  } catch (error) {
+    // A missing log is named as such, not as a lock file that could not be created beside it.
+    const data = await readSessionFile(io, file);
+    if (!(error instanceof SessionLockedError)) throw error;
+    let id = error.sessionId;
+    try {
+      id = parseLog(data, file).header.id;
+    } catch {
+      // Not a session log: the lock's holder is named by the file's name.
+    }
+    throw new SessionLockedError(id, error.holderPid);
   }
 }
 
@@ -81,18 +93,17 @@ export class SessionLog {
   static async open(file: string, options: SessionLogOptions = {}): Promise<{ log: SessionLog; warnings: string[]; damage: LoadDamage }> {
     const io = options.io ?? nodeFileIo;
     const now = options.now ?? (() => new Date());
-    const before = await statOrUndefined(io, file);
-    let parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+    // Locked before it is read, so it is read once: nothing another window wrote before letting go is missed.
     let lock: SessionLock | undefined;
-    if (!options.readOnly && options.lock !== false) {
-      lock = await SessionLock.acquire(lockPath(file), parsed.header.id, io, options.lock ?? {});
-      // The previous holder may have written since the first read: re-read under the lock unless size and
-      // mtime (taken before that read) are unchanged. Parsing twice was the bulk of the open time.
-      const after = await statOrUndefined(io, file);
-      if (!before || !after || before.size !== after.size || before.mtimeMs !== after.mtimeMs) {
-        parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
-      }
+    if (!options.readOnly && options.lock !== false) lock = await lockForOpen(io, file, options.lock ?? {});
+    let parsed: ParsedLog;
+    try {
+      parsed = parseLog(await readSessionFile(io, file), file, options.migrations);
+    } catch (error) {
+      await lock?.release();
+      throw error;
     }
+    lock?.identify(parsed.header.id);
     try {
       const committed = options.readOnly ? parsed.committedBytes : await SessionLog.repair(io, file, parsed, now());
       const blobDir = options.blobDir ?? nodePath.join(nodePath.dirname(file), 'blobs');

@@ -105,7 +105,7 @@ export async function migrateSessions(io: FileIo, from: string, to: string, lock
   const names = await listing(io, from);
   if (!names || nodePath.resolve(from) === nodePath.resolve(to)) return NOTHING;
   const guard = nodePath.join(from, '.migrating');
-  if (!(await io.createExclusive(guard, String(process.pid)))) {
+  if (!(await io.createExclusive(guard, String(process.pid), { durable: false }))) {
     const age = await io.stat(guard).then((stat) => Date.now() - stat.mtimeMs, () => 0);
     if (age <= GUARD_STALE_MS) return { ...NOTHING, waiting: names.filter(isLog).length };
     await io.unlink(guard).catch(() => undefined);

@@ -16,8 +16,12 @@ export interface FileIo {
   appendDurable: (path: string, text: string) => Promise<void>;
   /** Replaces the file as a whole: write a temp file, fsync it, rename it over the target, fsync the folder. */
   writeFileAtomic: (path: string, data: string | Buffer) => Promise<void>;
-  /** Creates the file only if it does not exist (O_EXCL); resolves false when it already exists. */
-  createExclusive: (path: string, data: string) => Promise<boolean>;
+  /**
+   * Creates the file only if it does not exist (O_EXCL); resolves false when it already exists. Fsynced unless
+   * `durable` is false: a lock or guard file only excludes other processes (whose view of it needs no fsync), and one
+   * left empty by a crash is judged stale by its age.
+   */
+  createExclusive: (path: string, data: string, options?: { durable?: boolean }) => Promise<boolean>;
   exists: (path: string) => Promise<boolean>;
   stat: (path: string) => Promise<FileStat>;
   readdir: (path: string) => Promise<string[]>;
@@ -53,6 +57,29 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The whole file in one read of its size through one handle: fs.promises.readFile reads in 512 KB pieces, each a
+ * trip through the thread pool (for a 27 MB session log, 7.6 ms of CPU against 2.6 ms in a fresh process). A file
+ * whose size is not known (0, as /proc files report) is read in pieces to its end.
+ */
+async function readWhole(path: string): Promise<Buffer> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return await handle.readFile();
+    const buffer = Buffer.allocUnsafeSlow(size);
+    let length = 0;
+    while (length < size) {
+      const { bytesRead } = await handle.read(buffer, length, size - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length === size ? buffer : buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
+}
+
 async function fsyncDirectory(dir: string): Promise<void> {
   // Makes a rename durable; not every platform can open a folder, so this is best effort.
   try {
@@ -68,7 +95,7 @@ async function fsyncDirectory(dir: string): Promise<void> {
 }
 
 export const nodeFileIo: FileIo = {
-  readFile: (path) => fs.readFile(path),
+  readFile: readWhole,
   async appendDurable(path, text) {
     const data = Buffer.from(text, 'utf8');
     const handle = await fs.open(path, 'a');
@@ -99,7 +126,7 @@ export const nodeFileIo: FileIo = {
     }
     await fsyncDirectory(nodePath.dirname(path));
   },
-  async createExclusive(path, data) {
+  async createExclusive(path, data, options) {
     let handle;
     try {
       handle = await fs.open(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY);
@@ -109,7 +136,7 @@ export const nodeFileIo: FileIo = {
     }
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (options?.durable !== false) await handle.sync();
     } finally {
       await handle.close();
     }

@@ -100,13 +100,18 @@ export class SessionLock {
 
   private constructor(
     readonly path: string,
-    private readonly sessionId: string,
+    private sessionId: string,
     private readonly io: FileIo,
     private readonly record: LockRecord,
     private readonly now: () => number,
     /** A heartbeat older than this means this process did not run for a while (asleep, suspended). */
     private readonly lateAfterMs: number,
   ) {}
+
+  /** Names the session in later messages, once its header is read (a log is locked before it is read). */
+  identify(sessionId: string): void {
+    this.sessionId = sessionId;
+  }
 
   /** Set once another process has taken the lock over; this holder must not write again. */
   get lost(): SessionLockLostError | undefined {
@@ -122,7 +127,7 @@ export class SessionLock {
     const heartbeatMs = options.heartbeatMs ?? Math.floor(staleAfterMs / 4);
     const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: randomBytes(6).toString('hex') };
     for (let attempt = 0; attempt < 40; attempt++) {
-      if (await io.createExclusive(path, JSON.stringify(record))) {
+      if (await io.createExclusive(path, JSON.stringify(record), { durable: false })) {
         const lock = new SessionLock(path, sessionId, io, record, now, Math.floor(staleAfterMs / 2));
         lock.startHeartbeat(heartbeatMs);
         return lock;
@@ -147,7 +152,7 @@ export class SessionLock {
    */
   private static async removeStale(path: string, io: FileIo, judged: LockRecord | undefined, mine: LockRecord): Promise<void> {
     const takeover = `${path}.takeover`;
-    if (!(await io.createExclusive(takeover, JSON.stringify(mine)))) {
+    if (!(await io.createExclusive(takeover, JSON.stringify(mine), { durable: false }))) {
       // A takeover left by a process that died in it (it takes milliseconds) is removed; otherwise wait for it.
       const age = await io.stat(takeover).then((stat) => Date.now() - stat.mtimeMs, () => 0);
       if (age > TAKEOVER_STALE_MS) await io.unlink(takeover).catch(() => undefined);
