@@ -33,12 +33,12 @@ const LINEAR_OVER_YARDSTICK = 1.15;
 const FLAT_PER_DOUBLING = 1.25;
 /**
  * Issue 37 asks a warm open (the log opened, the saved counts restored, the context measured) for at most 1.5× JSON.parse
- * of the same lines at every size: not met (1.4–1.6× at 10k and 100k; at 1k 2–7× from run to run). The context's
- * measure builds a record per path entry (0.4–0.6× a parse in a process holding one session); at 1k the lock file
- * and handles add a fixed half millisecond to a 2 ms parse, and the collector's work on the other sizes' fixtures,
- * billed to process CPU time, lands on whichever short call runs next. What is judged, from 10k entries on: the
- * log's open alone at 1.5×, and the whole warm open at 2× (row 4's limit for the same work on the real session); at
- * 1k both are shown, not judged.
+ * of the same lines at every size: about 1.4–1.5× at 10k and 100k entries, not met at 1k (2–2.6× here; 1.9× timed alone
+ * in a loop, where the lock file and the read through the thread pool take half a millisecond each and the measure's
+ * fixed work close to a millisecond, beside a 2 ms parse; here the collector's work on the fixtures of the other sizes,
+ * billed to process CPU time, lands on whichever short call runs next). What is judged, from 10k entries on: the log's
+ * open alone at 1.5×, and the whole warm open at 2× (row 4's limit for the same work on the real session); at 1k both
+ * are shown, not judged.
  */
 const OPEN_OVER_PARSE = 1.5;
 const WARM_OPEN_OVER_PARSE = 2;
@@ -311,7 +311,7 @@ function growthResult(fixtures: readonly Fixture[], times: Map<string, number[][
   openRatios.forEach((ratio, at) => {
     const fixture = fixtures[at] as Fixture;
     const judged = fixture.size >= 10_000;
-    rows.push(row({ key: `growth.openOverParse.${fixture.size}`, label: `12. warm open / JSON.parse of the same lines, ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: judged ? `≤ ${WARM_OPEN_OVER_PARSE}× (issue 37: 1.5×)` : '', met: judged ? ratio <= WARM_OPEN_OVER_PARSE : null, detail: `${judged ? '' : 'not judged (issue 37 asks 1.5×: not met; at this size the measure of the context (a record per path entry, about half a parse) and the lock file and handles weigh most, and the work of the collector on the fixtures of the other sizes, billed to process CPU time, moves it between 2× and 7× from run to run); '}median of the per-round ratios; open ${ms(medians.get('open')?.[at] ?? Number.NaN)} vs JSON.parse ${ms(parses[at] ?? Number.NaN)} (${(fixture.bytes / 1e6).toFixed(1)} MB; every line's value kept, as an open keeps them); open = SessionLog.open, the saved counts restored, the context measured` }));
+    rows.push(row({ key: `growth.openOverParse.${fixture.size}`, label: `12. warm open / JSON.parse of the same lines, ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: judged ? `≤ ${WARM_OPEN_OVER_PARSE}× (issue 37: 1.5×)` : '', met: judged ? ratio <= WARM_OPEN_OVER_PARSE : null, detail: `${judged ? '' : 'not judged (issue 37 asks 1.5×: not met; at this size the lock file, the read and the fixed work of the measure weigh most against a 2 ms parse, and the work of the collector on the fixtures of the other sizes, billed to process CPU time, moves it between 2× and 7× from run to run); '}median of the per-round ratios; open ${ms(medians.get('open')?.[at] ?? Number.NaN)} vs JSON.parse ${ms(parses[at] ?? Number.NaN)} (${(fixture.bytes / 1e6).toFixed(1)} MB; every line's value kept, as an open keeps them); open = SessionLog.open, the saved counts restored, the context measured` }));
   });
   (times.get('logOpenOverParse') ?? []).map((samples) => median(samples)).forEach((ratio, at) => {
     const fixture = fixtures[at] as Fixture;

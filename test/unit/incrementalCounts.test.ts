@@ -12,6 +12,7 @@ import { countPath } from '../../src/core/tokens/entryTokens';
 import { countEntry } from '../support/countOne';
 import { TokenCounter } from '../../src/core/tokens/tokenCounter';
 import { PathBuilder } from '../support/sessionPathBuilder';
+import { SessionTree } from '../../src/core/session/sessionTree';
 
 type Op =
   | { kind: 'turn'; calls: number; answer: number; report: number; model: 'same' | 'other' | 'none' }
@@ -91,6 +92,10 @@ describe('incremental counting', () => {
       fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
         const builder = new PathBuilder();
         const cache = new CountCache();
+        // The same steps on paths a session tree hands out: a store takes the first such path as its spine (records
+        // made when asked for); a new cache every few steps takes spines of every length, then extends and branches them.
+        const tree = new SessionTree();
+        let spineCache = new CountCache();
         const open: string[] = [];
         for (const [n, step] of ops.entries()) {
           apply(builder, step, n, open);
@@ -102,10 +107,39 @@ describe('incremental counting', () => {
           const incremental = countContext(path, counts, counter, options);
           const rebuilt = countContext(path, { full: new Map(counts.full), pruned: new Map(counts.pruned) }, counter, options);
           expect(incremental).toEqual(rebuilt);
+          for (const entry of builder.entries.slice(tree.entries.length)) tree.add(entry);
+          if (n % 4 === 0) spineCache = new CountCache();
+          const treePath = tree.pathTo(builder.leaf);
+          expect(treePath.map((entry) => entry.id)).toEqual(path.map((entry) => entry.id));
+          const treeCounts = countPath(treePath, counter, spineCache);
+          expect(new Map(treeCounts.full)).toEqual(fresh);
+          expect(treeCounts.full.size).toBe(fresh.size);
+          expect(countContext(treePath, treeCounts, counter, options)).toEqual(rebuilt);
         }
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('counts a summary sent with the brought-back note (a drop undone after its compaction) as sent, on every later turn', async () => {
+    const counter = await TokenCounter.create('claude-opus-4-5');
+    const builder = new PathBuilder();
+    const cache = new CountCache();
+    builder.user('u0');
+    builder.assistant('a0', [], 'reply 0');
+    builder.drop('d1', ['u0'], true);
+    builder.compaction('k2', 'a0');
+    const atCompaction = builder.path();
+    const before = countContext(atCompaction, countPath(atCompaction, counter, cache), counter);
+    builder.drop('d3', ['u0'], false);
+    for (const step of ['undone', 'next turn']) {
+      if (step === 'next turn') builder.user('u4');
+      const path = builder.path();
+      const counts = countPath(path, counter, cache);
+      const rebuilt = countContext(path, { full: new Map(counts.full), pruned: new Map(counts.pruned) }, counter);
+      expect(countContext(path, counts, counter), step).toEqual(rebuilt);
+      expect(rebuilt.breakdown.summary, step).toBeGreaterThan(before.breakdown.summary);
+    }
   });
 
   it('resumes from the memo at a pin, drop or compaction at the leaf instead of rebuilding the context', async () => {

@@ -1,4 +1,5 @@
 // Incremental context counting: the sums of a path's context are memoized at its leaf, so the next turn adds only its new entries.
+import { BROUGHT_BACK_NOTE } from '../context/contextMarkers';
 import { repairToolPairs, type ContextItem } from '../context/toolPairRepair';
 import type { SessionEntry } from '../session/entries';
 import { isMessageEntry } from '../session/entries';
@@ -39,26 +40,34 @@ function isMarker(entry: SessionEntry | undefined): boolean {
 }
 
 /** The summary message's tokens from the path's store (counted once per compaction), when the counts are a path view. */
-function summaryTokens(counts: EntryCounts, compactionId: string): number | undefined {
+/**
+ * The cached count of a compaction's summary message, when the item sends it as written: with a drop undone after it,
+ * the message ends in BROUGHT_BACK_NOTE and is counted as it is (the cache holds the plain text's count only).
+ */
+function summaryTokens(counts: EntryCounts, item: ContextItem, compactionId: string): number | undefined {
+  if (typeof item.message.content !== 'string' || item.message.content.endsWith(BROUGHT_BACK_NOTE)) return undefined;
   return counts.full instanceof PathCountMap ? counts.full.summaryTokens(compactionId) : undefined;
 }
 
-/** Synthetic repairs (a cancelled call's stand-in result) repeat the same few texts: counted once per counter and text. */
+/** Synthetic repairs (a cancelled call's stand-in result) and noted summaries repeat the same few texts: counted once per counter, role and text. */
 const syntheticCounts = new WeakMap<TokenCounter, Map<string, number>>();
 
 function countUncached(counter: TokenCounter, item: ContextItem): number {
   const message = item.message;
-  if (item.kind !== 'synthetic' || message.role !== 'tool' || typeof message.content !== 'string') return counter.countMessage(message);
+  // Stand-in results and summaries with the brought-back note repeat the same texts turn after turn.
+  const repeated = (item.kind === 'synthetic' && message.role === 'tool') || item.kind === 'summary';
+  if (!repeated || typeof message.content !== 'string') return counter.countMessage(message);
   let known = syntheticCounts.get(counter);
   if (!known) {
     known = new Map();
     syntheticCounts.set(counter, known);
   }
-  let tokens = known.get(message.content);
+  const key = `${message.role}\u0000${message.content}`;
+  let tokens = known.get(key);
   if (tokens === undefined) {
     if (known.size >= 64) known.clear();
     tokens = counter.countMessage(message);
-    known.set(message.content, tokens);
+    known.set(key, tokens);
   }
   return tokens;
 }
@@ -68,7 +77,7 @@ export function addItems(state: BodyState, items: readonly ContextItem[], counts
   for (const item of items) {
     const report = item.entryId !== undefined && item.kind === 'entry' ? reports(item.entryId) : undefined;
     if (report !== undefined) state.report = { promptTokens: report, before: state.summary + state.messages + state.toolResults };
-    const cached = item.entryId === undefined ? undefined : item.kind === 'summary' ? summaryTokens(counts, item.entryId) : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
+    const cached = item.entryId === undefined ? undefined : item.kind === 'summary' ? summaryTokens(counts, item, item.entryId) : (item.pruned ? counts.pruned : counts.full).get(item.entryId);
     const tokens = item.kind === 'synthetic' || cached === undefined ? countUncached(counter, item) : cached;
     if (item.kind === 'summary') state.summary += tokens;
     else if (item.message.role === 'tool') state.toolResults += tokens;
@@ -173,7 +182,7 @@ function findMemo(view: PathCountMap, counter: TokenCounter): ContextMemo | unde
 /** True when a tail entry refers to a call before the settled point (a late result or a reused call id). */
 function touchesPrefix(view: PathCountMap, tail: readonly SessionEntry[], settled: number): boolean {
   const owned = (callId: string): boolean =>
-    (view.store.callOwners.get(callId) ?? []).some((owner) => owner.index < settled && view.path[owner.index] === owner.entry);
+    view.store.ownersOf(callId).some((owner) => owner.index < settled && view.path[owner.index] === owner.entry);
   for (const entry of tail) {
     if (entry.type === 'toolResult' && owned(entry.toolCallId)) return true;
     if (entry.type === 'assistant' && entry.toolCalls.some((call) => owned(call.id))) return true;

@@ -140,7 +140,7 @@ class PruneIndex {
       return;
     }
     if (this.protectedTools.has(entry.toolName) || markers.isPinned(entry.id)) return;
-    const record = this.store.records.get(entry.id);
+    const record = this.store.record(entry.id);
     if (!record) throw new Error(`prune index: ${entry.id} has no count record`);
     this.eligible.push(position);
     this.records.push(record);

@@ -1,5 +1,6 @@
 // In-memory index of a session's entries: the tree through parentId, branch tips, the current leaf, and the paths handed out.
 import type { CompactionEntry, SessionEntry } from './entries';
+import { notePathDepths } from './pathDepths';
 
 /** An entry whose parentId named no earlier node, and the node it hangs from instead. */
 export interface Reattachment {
@@ -48,6 +49,12 @@ export class SessionTree {
    * extended in place instead of copied.
    */
   private lastPath: SessionEntry[] = [];
+
+  /** Where the node with `id` sits on any path through it (its depth below its root); undefined for no node. */
+  readonly depthOf = (id: string): number | undefined => {
+    const at = this.positionOf.get(id);
+    return at === undefined || this.entries[at]?.type === 'leaf' ? undefined : this.depths[at];
+  };
 
   constructor(entries: readonly SessionEntry[] = []) {
     for (const entry of entries) this.add(entry);
@@ -178,6 +185,7 @@ export class SessionTree {
     }
     if (prefix === path.length) {
       for (let i = tail.length - 1; i >= 0; i--) path.push(this.entries[tail[i] as number] as SessionEntry);
+      notePathDepths(path, this.depthOf);
       return path;
     }
     const fresh = path.slice(0, prefix);
@@ -190,6 +198,7 @@ export class SessionTree {
       fresh.pop();
     }
     this.lastPath = fresh;
+    notePathDepths(fresh, this.depthOf);
     return fresh;
   }
 
