@@ -58,7 +58,8 @@ async function lockForOpen(io: FileIo, file: string, options: LockOptions): Prom
     if (!(error instanceof SessionLockedError)) throw error;
     let id = error.sessionId;
     try {
-      id = parseLog(data, file).header.id;
+      // The header line alone: a window that waits for the lock asks again and again.
+      id = parseLog(data.subarray(0, data.indexOf(0x0a) + 1), file).header.id;
     } catch {
       // Not a session log: the lock's holder is named by the file's name.
     }
