@@ -1,9 +1,9 @@
-// nodeFileIo.readFile: the whole file in one read of its size, byte for byte, at every size (empty, one byte, megabytes).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// nodeFileIo.readFile and the quick exclusive create: every byte at every size (either side of the synchronous-read bound), and O_EXCL kept.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileIo } from '../../src/core/storage/fileIo';
+import { nodeFileIo, SYNC_READ_MAX_BYTES } from '../../src/core/storage/fileIo';
 
 let dir: string;
 beforeEach(() => {
@@ -13,7 +13,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('nodeFileIo.readFile', () => {
   it('returns every byte of empty, tiny and multi-megabyte files, and rejects a missing one with its code', async () => {
-    const sizes = [0, 1, 65_536, 3 * 1024 * 1024 + 7];
+    const sizes = [0, 1, 65_536, SYNC_READ_MAX_BYTES, SYNC_READ_MAX_BYTES + 1, 3 * 1024 * 1024 + 7];
     for (const size of sizes) {
       const data = Buffer.alloc(size);
       for (let index = 0; index < size; index++) data[index] = (index * 31 + (index >> 8)) & 0xff;
@@ -32,5 +32,21 @@ describe('nodeFileIo.readFile', () => {
     const read = await nodeFileIo.readFile('/proc/self/status');
     expect(read.toString('utf8')).toMatch(/^Name:/m);
     expect(read.toString('utf8')).toMatch(/VmRSS|Threads/);
+  });
+
+  it('rejects a folder with its code on either path, leaving nothing open', async () => {
+    await expect(nodeFileIo.readFile(dir)).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+});
+
+describe('nodeFileIo.createExclusive without fsync', () => {
+  it('creates a missing file with its text, and refuses an existing one without touching it', async () => {
+    const file = nodePath.join(dir, 'x.lock');
+    expect(await nodeFileIo.createExclusive(file, '{"pid":1}', { durable: false })).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('{"pid":1}');
+    expect(await nodeFileIo.createExclusive(file, '{"pid":2}', { durable: false })).toBe(false);
+    expect(await nodeFileIo.createExclusive(file, '{"pid":3}')).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('{"pid":1}');
+    await expect(nodeFileIo.createExclusive(nodePath.join(dir, 'missing', 'y.lock'), 'z', { durable: false })).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -58,11 +58,40 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
+ * Files up to this size are read with synchronous calls: a few system calls on a local file cost microseconds, while
+ * each trip through the thread pool costs tens (open, stat, read and close: about 0.2 ms of CPU for a 270 KB log of
+ * 1,000 entries, against 0.07 ms). Larger files go through the pool, so a slow disk never holds the event loop long.
+ */
+export const SYNC_READ_MAX_BYTES = 1024 * 1024;
+
+/** The whole of a small file through one descriptor; undefined when it is larger than SYNC_READ_MAX_BYTES or reports size 0. */
+function readSmall(path: string): Buffer | undefined {
+  const fd = fsSync.openSync(path, 'r');
+  try {
+    const { size } = fsSync.fstatSync(fd);
+    if (size === 0 || size > SYNC_READ_MAX_BYTES) return undefined;
+    const buffer = Buffer.allocUnsafeSlow(size);
+    let length = 0;
+    while (length < size) {
+      const bytesRead = fsSync.readSync(fd, buffer, length, size - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length === size ? buffer : buffer.subarray(0, length);
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
+/**
  * The whole file in one read of its size through one handle: fs.promises.readFile reads in 512 KB pieces, each a
- * trip through the thread pool (for a 27 MB session log, 7.6 ms of CPU against 2.6 ms in a fresh process). A file
- * whose size is not known (0, as /proc files report) is read in pieces to its end.
+ * trip through the thread pool (for a 27 MB session log, 7.6 ms of CPU against 2.6 ms in a fresh process). A small
+ * file is read synchronously (readSmall); a file whose size is not known (0, as /proc files report) is read in pieces
+ * to its end.
  */
 async function readWhole(path: string): Promise<Buffer> {
+  const small = readSmall(path);
+  if (small) return small;
   const handle = await fs.open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -78,6 +107,23 @@ async function readWhole(path: string): Promise<Buffer> {
   } finally {
     await handle.close();
   }
+}
+
+/** A file created only if missing, written without fsync, in three system calls (lock and guard files: tens of bytes). */
+function createExclusiveQuick(path: string, data: string): boolean {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY);
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    fsSync.writeFileSync(fd, data);
+  } finally {
+    fsSync.closeSync(fd);
+  }
+  return true;
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {
@@ -127,6 +173,7 @@ export const nodeFileIo: FileIo = {
     await fsyncDirectory(nodePath.dirname(path));
   },
   async createExclusive(path, data, options) {
+    if (options?.durable === false) return createExclusiveQuick(path, data);
     let handle;
     try {
       handle = await fs.open(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY);
@@ -136,7 +183,7 @@ export const nodeFileIo: FileIo = {
     }
     try {
       await handle.writeFile(data);
-      if (options?.durable !== false) await handle.sync();
+      await handle.sync();
     } finally {
       await handle.close();
     }
