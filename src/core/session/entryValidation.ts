@@ -94,24 +94,30 @@ const CHECKS = new Map<string, ReadonlyArray<[string, Check]>>(Object.entries(FI
 
 /**
  * Returns the entry when the value is a well-formed entry of a known kind, or an opaque entry when its kind is
- * one this version does not know but it has the envelope every entry has (id, parentId); else a reason.
+ * one this version does not know but it has the envelope every entry has (id, parentId); else a reason (a string: the parser asks once per line, so no wrapper object is made).
  */
-export function validateEntry(value: unknown): { entry: SessionEntry } | { error: string } {
-  if (!isObject(value)) return { error: 'not a JSON object' };
+export function checkEntry(value: unknown): SessionEntry | string {
+  if (!isObject(value)) return 'not a JSON object';
   const type = value.type;
-  if (typeof type !== 'string') return { error: 'entry without a type' };
-  if (!isString(value.id) || value.id === '') return { error: isKnown(type) ? 'missing id' : `unknown entry type ${JSON.stringify(type)} without an id` };
-  if (!(value.parentId === null || isString(value.parentId))) return { error: 'parentId must be a string or null' };
-  if (value.copyOf !== undefined && !isString(value.copyOf)) return { error: 'copyOf must be a string' };
-  if (!isKnown(type)) return { entry: opaqueEntry(value, value.id, value.parentId) };
-  if (!isString(value.timestamp)) return { error: 'missing timestamp' };
+  if (typeof type !== 'string') return 'entry without a type';
+  if (!isString(value.id) || value.id === '') return isKnown(type) ? 'missing id' : `unknown entry type ${JSON.stringify(type)} without an id`;
+  if (!(value.parentId === null || isString(value.parentId))) return 'parentId must be a string or null';
+  if (value.copyOf !== undefined && !isString(value.copyOf)) return 'copyOf must be a string';
+  if (!isKnown(type)) return opaqueEntry(value, value.id, value.parentId);
+  if (!isString(value.timestamp)) return 'missing timestamp';
   const entry = withoutBadCarriedRequest(withoutBadSnapshots(value));
   const checks = CHECKS.get(type) ?? [];
   for (let at = 0; at < checks.length; at++) {
     const [field, check] = checks[at] as [string, Check];
-    if (!check(entry[field])) return { error: `${type} entry has an invalid "${field}"` };
+    if (!check(entry[field])) return `${type} entry has an invalid "${field}"`;
   }
-  return { entry: entry as unknown as SessionEntry };
+  return entry as unknown as SessionEntry;
+}
+
+/** checkEntry's answer as a tagged object. */
+export function validateEntry(value: unknown): { entry: SessionEntry } | { error: string } {
+  const checked = checkEntry(value);
+  return typeof checked === 'string' ? { error: checked } : { entry: checked };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Parses a session file's bytes: header + entries, separating the committed prefix from torn and corrupt lines.
 import { SCHEMA_VERSION, type SessionEntry, type SessionHeader } from './entries';
-import { validateEntry, validateHeader } from './entryValidation';
+import { checkEntry, validateHeader } from './entryValidation';
 import { checkVersion, migrateLine, MIGRATIONS, type JsonRecord, type Migration } from './migrations';
 import { loopingEntries } from './parentCycles';
 import { clipText } from './warningSummary';
@@ -58,10 +58,18 @@ export function withoutBom(text: string): string {
 }
 
 function parseText(text: string): { value: unknown } | { error: string } {
+  const value = parseLine(text);
+  return value === NOT_JSON ? { error: 'not valid JSON' } : { value };
+}
+
+/** What parseLine answers for a line that is not JSON (a symbol: no JSON text parses to one). */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+function parseLine(text: string): unknown {
   try {
-    return { value: JSON.parse(withoutBom(text)) as unknown };
+    return JSON.parse(withoutBom(text)) as unknown;
   } catch {
-    return { error: 'not valid JSON' };
+    return NOT_JSON;
   }
 }
 
@@ -138,21 +146,21 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
       skipped.push([lineStart, offset]);
       continue;
     }
-    const parsed = parseText(text);
-    const checked = 'error' in parsed ? parsed : validateEntry(version === SCHEMA_VERSION ? parsed.value : migrateLine(parsed.value as JsonRecord, version, migrations));
-    let reason = 'error' in checked ? checked.error : undefined;
-    if (!reason && 'entry' in checked && positions.has(checked.entry.id)) reason = `duplicate id ${clipText(checked.entry.id, 80)}`;
-    if (reason || !('entry' in checked)) {
+    // No wrapper object per line: the value, or NOT_JSON; the entry, or the reason it is not one.
+    const value = parseLine(text);
+    const checked = value === NOT_JSON ? 'not valid JSON' : checkEntry(version === SCHEMA_VERSION ? value : migrateLine(value as JsonRecord, version, migrations));
+    const reason = typeof checked === 'string' ? checked : positions.has(checked.id) ? `duplicate id ${clipText(checked.id, 80)}` : undefined;
+    if (reason !== undefined || typeof checked === 'string') {
       entryLines ??= entryLinesSoFar(entries.length);
       corrupt.push({ line: lineNumber, offset: lineStart, raw: data.subarray(lineStart, offset), reason: reason ?? 'invalid entry' });
       skipped.push([lineStart, offset]);
       continue;
     }
     // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end.
-    const parentId = checked.entry.parentId;
+    const parentId = checked.parentId;
     if (parentId !== null && !positions.has(parentId)) forwardParents = true;
-    positions.set(checked.entry.id, entries.length);
-    entries.push(checked.entry);
+    positions.set(checked.id, entries.length);
+    entries.push(checked);
     entryLines?.push(lineNumber);
   }
   const looping = forwardParents ? loopingEntries(entries) : new Map<number, string>();

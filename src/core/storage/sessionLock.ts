@@ -1,6 +1,6 @@
 // Exclusive per-session lock file so two windows never interleave lines in one log; stale locks are taken over.
 import * as os from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { errorCode, type FileIo } from './fileIo';
 
 interface LockRecord {
@@ -20,6 +20,11 @@ export interface LockOptions {
   hostname?: string;
   pid?: number;
   isPidAlive?: (pid: number) => boolean;
+}
+
+/** Twelve random hex digits that tell this holder from any other: from a v4 UUID, whose generator draws entropy in batches (randomBytes asks the system each time). */
+function lockToken(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 12);
 }
 
 export class SessionLockedError extends Error {
@@ -125,7 +130,7 @@ export class SessionLock {
     const host = options.hostname ?? os.hostname();
     const isAlive = options.isPidAlive ?? isPidAliveOnThisHost;
     const heartbeatMs = options.heartbeatMs ?? Math.floor(staleAfterMs / 4);
-    const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: randomBytes(6).toString('hex') };
+    const record: LockRecord = { pid: options.pid ?? process.pid, host, time: now(), token: lockToken() };
     for (let attempt = 0; attempt < 40; attempt++) {
       if (await io.createExclusive(path, JSON.stringify(record), { durable: false })) {
         const lock = new SessionLock(path, sessionId, io, record, now, Math.floor(staleAfterMs / 2));
