@@ -154,6 +154,15 @@ export function wholeTurnEntries(turn: RealTurn, tag: string, parentId: string):
 }
 
 /**
+ * Sets the session's current path back to the base leaf before a turn (untimed): each sample's turn forks from the
+ * base so every sample sees the same length, and the tree copies the path on that switch of branch. In the extension
+ * a turn extends the current path in place (SessionTree.pathTo), so the copy is the bench's, not the turn's.
+ */
+export function setBackToBase(session: TurnSession): void {
+  session.tree.pathTo(session.baseLeaf);
+}
+
+/**
  * One whole turn as the extension runs it, with the panel open: every appended entry is written to the log and
  * updates the status item and the panel; each model call (after the request and after the tool result) builds the
  * context it sends and measures it; the request ends by saving the counts it made (appended, never the whole cache).

@@ -17,7 +17,7 @@ import { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { toHistoryView } from '../src/core/views/historyView';
 import { formatNumber, ms } from './benchReport';
 import { perDoubling, yardstick } from './growthBench';
-import { growthDeps, growthSession, restorePicker, wholeTurn, wholeTurnEntries, type TurnSession } from './growthWorkload';
+import { growthDeps, growthSession, restorePicker, setBackToBase, wholeTurn, wholeTurnEntries, type TurnSession } from './growthWorkload';
 import { bareParse, openSession } from './sessionLoadBench';
 import { collectGarbage, median, pairedRatio, timeOnce, timePaired } from './timing';
 import { fixturePath, freshTurn, importedEntries, realTurn } from './workloads';
@@ -162,6 +162,7 @@ function wholeTurnFlatness(counter: TokenCounter, small: Sized, large: Sized): C
     const tokenize = timeOnce(() => {
       for (const entry of entries) if (isMessageEntry(entry)) counter.countMessage(entryMessage(entry));
     });
+    setBackToBase(session.turn);
     return Math.max(timeOnce(() => wholeTurn(session.turn, entries)) - tokenize, 0.001);
   };
   for (let round = 0; round < 45; round++) {

@@ -1,0 +1,88 @@
+// The warm-open race of row 12: a session opened with its saved counts and measured, against JSON.parse of the same lines, in pairs.
+import { readFileSync } from 'node:fs';
+import { measureContext } from '../src/core/budget/meter';
+import { SessionLog } from '../src/core/session/sessionLog';
+import { CountCacheFile } from '../src/core/tokens/countCacheFile';
+import type { TokenCounter } from '../src/core/tokens/tokenCounter';
+import { growthDeps } from './growthWorkload';
+import { bareParse } from './sessionLoadBench';
+import { collectGarbage, cpuNow, median, timeOnce } from './timing';
+
+/** Entries a round of the race covers at least: 8 pairs at 1k entries, 1 from 10k on. */
+const RACE_ENTRIES = 8000;
+
+/** One pair of the race: CPU ms of the warm open (and of the log's open alone) and of JSON.parse, and which ran first. */
+export interface RacePair {
+  open: number;
+  log: number;
+  parse: number;
+  openFirst: boolean;
+}
+
+/** A warm open (CPU ms): SessionLog.open with its lock, the saved counts read and restored, the context measured. */
+export async function openWarm(file: string, cacheFile: string, counter: TokenCounter): Promise<{ total: number; log: number }> {
+  const start = cpuNow();
+  const { log } = await SessionLog.open(file);
+  const opened = cpuNow() - start;
+  const cache = CountCacheFile.parse(readFileSync(cacheFile, 'utf8')).cache;
+  measureContext(log.path(), growthDeps(counter, cache));
+  const spent = cpuNow() - start;
+  await log.close();
+  return { total: spent, log: opened };
+}
+
+/** One round: a collection, an untimed pair, then pairs run back to back in alternating order (several for a small session). */
+export async function raceRound(file: string, cacheFile: string, size: number, counter: TokenCounter, round: number): Promise<RacePair[]> {
+  collectGarbage();
+  await openWarm(file, cacheFile, counter);
+  bareParse(file);
+  const pairs: RacePair[] = [];
+  const count = Math.max(1, Math.round(RACE_ENTRIES / size));
+  for (let index = 0; index < count; index++) {
+    if ((round + index) % 2 === 0) {
+      const open = await openWarm(file, cacheFile, counter);
+      pairs.push({ open: open.total, log: open.log, parse: timeOnce(() => bareParse(file)), openFirst: true });
+    } else {
+      const parse = timeOnce(() => bareParse(file));
+      const open = await openWarm(file, cacheFile, counter);
+      pairs.push({ open: open.total, log: open.log, parse, openFirst: false });
+    }
+  }
+  return pairs;
+}
+
+/**
+ * The race's ratio: the geometric mean of the median ratio of the pairs the open ran first in and that of the pairs
+ * JSON.parse ran first in. Process CPU time bills the collector's helper threads to whichever call runs while they
+ * work, so the runner that goes second pays for what the first left (an open leaves its whole session to promote and
+ * mark, a parse the garbage of its lines): at 100k entries about 0.93× open-first against 1.7× parse-first. Either
+ * order alone favours one runner; the mean of both cancels the hand-over.
+ */
+export function raceRatio(pairs: readonly RacePair[], part: 'open' | 'log'): number {
+  const first = median(pairs.filter((pair) => pair.openFirst).map((pair) => pair[part] / pair.parse));
+  const second = median(pairs.filter((pair) => !pair.openFirst).map((pair) => pair[part] / pair.parse));
+  if (Number.isNaN(first)) return second;
+  if (Number.isNaN(second)) return first;
+  return Math.sqrt(first * second);
+}
+
+/** Entries a loop of the throughput race covers at least: 30 opens in a row at 1k entries, 3 from 10k on. */
+const LOOP_ENTRIES = 30_000;
+
+/**
+ * The throughput race: warm opens (each closed again) in a row against as many JSON.parse runs in a row, CPU ms per
+ * run. Each loop pays for the collector's work on what it made, so an open pays for promoting, marking and freeing the
+ * session it held, which a race of single runs leaves to whatever runs next.
+ */
+export async function loopRound(file: string, cacheFile: string, size: number, counter: TokenCounter): Promise<{ open: number; parse: number }> {
+  const count = Math.max(3, Math.round(LOOP_ENTRIES / size));
+  collectGarbage();
+  let start = cpuNow();
+  for (let index = 0; index < count; index++) await openWarm(file, cacheFile, counter);
+  const open = (cpuNow() - start) / count;
+  collectGarbage();
+  start = cpuNow();
+  for (let index = 0; index < count; index++) bareParse(file);
+  return { open, parse: (cpuNow() - start) / count };
+}
+
