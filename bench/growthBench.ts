@@ -316,7 +316,7 @@ function growthResult(fixtures: readonly Fixture[], times: Map<string, number[][
   loops.forEach((ratios, at) => {
     const fixture = fixtures[at] as Fixture;
     const ratio = median(ratios);
-    rows.push(row({ key: `growth.openLoopOverParse.${fixture.size}`, label: `12. warm opens in a row (each closed again) / as many JSON.parse in a row, ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: '', detail: `median of ${ratios.length} rounds (loopRound); each loop pays for the collector's work on what it made: an open for promoting, marking and freeing the session it held, which the paired race leaves to whatever runs next` }));
+    rows.push(row({ key: `growth.openLoopOverParse.${fixture.size}`, label: `12. warm opens in a row (each closed, its path held until the next) / as many JSON.parse in a row (values held likewise), ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: '', detail: `median of ${ratios.length} rounds (loopRound); each loop pays for the collector's work on what its runs kept (promoting, marking and freeing), which the paired race leaves to whatever runs next` }));
   });
   const base = memory[0];
   const peaks = fixtures.map((_, at) => memory[at + 1]);

@@ -69,20 +69,38 @@ export function raceRatio(pairs: readonly RacePair[], part: 'open' | 'log'): num
 /** Entries a loop of the throughput race covers at least: 30 opens in a row at 1k entries, 3 from 10k on. */
 const LOOP_ENTRIES = 30_000;
 
+/** JSON.parse of every line of the file, the values returned (to be kept, as an open keeps its session). */
+function parseKept(file: string): unknown[] {
+  const values: unknown[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) if (line.length > 0) values.push(JSON.parse(line));
+  return values;
+}
+
 /**
- * The throughput race: warm opens (each closed again) in a row against as many JSON.parse runs in a row, CPU ms per
- * run. Each loop pays for the collector's work on what it made, so an open pays for promoting, marking and freeing the
- * session it held, which a race of single runs leaves to whatever runs next.
+ * The throughput race: warm opens in a row against as many JSON.parse runs in a row, CPU ms per run. Each run's
+ * result is kept until the next run's is ready (an open's session, closed, its path still held; a parse's values), as
+ * a window keeps the session it opened: each loop then pays for the collector's work on what it kept (promoting,
+ * marking and freeing), which a race of single runs leaves to whatever runs next.
  */
 export async function loopRound(file: string, cacheFile: string, size: number, counter: TokenCounter): Promise<{ open: number; parse: number }> {
   const count = Math.max(3, Math.round(LOOP_ENTRIES / size));
+  // What the last run made, held until the next one's is ready.
+  const held: { kept: readonly unknown[] } = { kept: [] };
   collectGarbage();
   let start = cpuNow();
-  for (let index = 0; index < count; index++) await openWarm(file, cacheFile, counter);
+  for (let index = 0; index < count; index++) {
+    const { log } = await SessionLog.open(file);
+    const cache = CountCacheFile.parse(readFileSync(cacheFile, 'utf8')).cache;
+    const path = log.path();
+    measureContext(path, growthDeps(counter, cache));
+    await log.close();
+    held.kept = path;
+  }
   const open = (cpuNow() - start) / count;
+  held.kept = [];
   collectGarbage();
   start = cpuNow();
-  for (let index = 0; index < count; index++) bareParse(file);
-  return { open, parse: (cpuNow() - start) / count };
+  for (let index = 0; index < count; index++) held.kept = parseKept(file);
+  const parse = (cpuNow() - start) / count;
+  return { open, parse };
 }
-
