@@ -1,4 +1,5 @@
 // nodeFileIo.readFile and the quick exclusive create: every byte at every size (either side of the synchronous-read bound), and O_EXCL kept.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
@@ -32,6 +33,20 @@ describe('nodeFileIo.readFile', () => {
     const read = await nodeFileIo.readFile('/proc/self/status');
     expect(read.toString('utf8')).toMatch(/^Name:/m);
     expect(read.toString('utf8')).toMatch(/VmRSS|Threads/);
+  });
+
+  it('does not hold the event loop on a named pipe: the read waits in the thread pool for a writer', async () => {
+    if (process.platform === 'win32') return;
+    const fifo = nodePath.join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const read = nodeFileIo.readFile(fifo);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(ticks).toBeGreaterThan(2);
+    writeFileSync(fifo, 'written later');
+    expect((await read).toString('utf8')).toBe('written later');
+    clearInterval(timer);
   });
 
   it('rejects a folder with its code on either path, leaving nothing open', async () => {

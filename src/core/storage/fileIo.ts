@@ -64,12 +64,17 @@ export function errorCode(error: unknown): string | undefined {
  */
 export const SYNC_READ_MAX_BYTES = 1024 * 1024;
 
-/** The whole of a small file through one descriptor; undefined when it is larger than SYNC_READ_MAX_BYTES or reports size 0. */
+/**
+ * The whole of a small regular file through one descriptor; undefined for anything else (larger than
+ * SYNC_READ_MAX_BYTES, size 0, not a regular file). Opened non-blocking: a named pipe would otherwise hold the
+ * event loop until something writes to it.
+ */
 function readSmall(path: string): Buffer | undefined {
-  const fd = fsSync.openSync(path, 'r');
+  const fd = fsSync.openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   try {
-    const { size } = fsSync.fstatSync(fd);
-    if (size === 0 || size > SYNC_READ_MAX_BYTES) return undefined;
+    const stats = fsSync.fstatSync(fd);
+    const size = stats.size;
+    if (!stats.isFile() || size === 0 || size > SYNC_READ_MAX_BYTES) return undefined;
     const buffer = Buffer.allocUnsafeSlow(size);
     let length = 0;
     while (length < size) {
