@@ -1,11 +1,12 @@
 // The warm-open race of row 12: a session opened with its saved counts and measured, against JSON.parse of the same lines, in pairs.
 import { readFileSync } from 'node:fs';
 import { measureContext } from '../src/core/budget/meter';
+import type { SessionEntry } from '../src/core/session/entries';
 import { SessionLog } from '../src/core/session/sessionLog';
 import { CountCacheFile } from '../src/core/tokens/countCacheFile';
 import type { TokenCounter } from '../src/core/tokens/tokenCounter';
 import { growthDeps } from './growthWorkload';
-import { bareParse } from './sessionLoadBench';
+import { bareParse, parseLines } from './sessionLoadBench';
 import { collectGarbage, cpuNow, median, timeOnce } from './timing';
 
 /** Entries a round of the race covers at least: 8 pairs at 1k entries, 1 from 10k on. */
@@ -19,16 +20,17 @@ export interface RacePair {
   openFirst: boolean;
 }
 
-/** A warm open (CPU ms): SessionLog.open with its lock, the saved counts read and restored, the context measured. */
-export async function openWarm(file: string, cacheFile: string, counter: TokenCounter): Promise<{ total: number; log: number }> {
+/** A warm open (CPU ms): SessionLog.open with its lock, the saved counts read and restored, the context measured; and the path it measured. */
+export async function openWarm(file: string, cacheFile: string, counter: TokenCounter): Promise<{ total: number; log: number; path: readonly SessionEntry[] }> {
   const start = cpuNow();
   const { log } = await SessionLog.open(file);
   const opened = cpuNow() - start;
   const cache = CountCacheFile.parse(readFileSync(cacheFile, 'utf8')).cache;
-  measureContext(log.path(), growthDeps(counter, cache));
+  const path = log.path();
+  measureContext(path, growthDeps(counter, cache));
   const spent = cpuNow() - start;
   await log.close();
-  return { total: spent, log: opened };
+  return { total: spent, log: opened, path };
 }
 
 /** One round: a collection, an untimed pair, then pairs run back to back in alternating order (several for a small session). */
@@ -69,13 +71,6 @@ export function raceRatio(pairs: readonly RacePair[], part: 'open' | 'log'): num
 /** Entries a loop of the throughput race covers at least: 30 opens in a row at 1k entries, 3 from 10k on. */
 const LOOP_ENTRIES = 30_000;
 
-/** JSON.parse of every line of the file, the values returned (to be kept, as an open keeps its session). */
-function parseKept(file: string): unknown[] {
-  const values: unknown[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) if (line.length > 0) values.push(JSON.parse(line));
-  return values;
-}
-
 /**
  * The throughput race: warm opens in a row against as many JSON.parse runs in a row, CPU ms per run. Each run's
  * result is kept until the next run's is ready (an open's session, closed, its path still held; a parse's values), as
@@ -88,19 +83,12 @@ export async function loopRound(file: string, cacheFile: string, size: number, c
   const held: { kept: readonly unknown[] } = { kept: [] };
   collectGarbage();
   let start = cpuNow();
-  for (let index = 0; index < count; index++) {
-    const { log } = await SessionLog.open(file);
-    const cache = CountCacheFile.parse(readFileSync(cacheFile, 'utf8')).cache;
-    const path = log.path();
-    measureContext(path, growthDeps(counter, cache));
-    await log.close();
-    held.kept = path;
-  }
+  for (let index = 0; index < count; index++) held.kept = (await openWarm(file, cacheFile, counter)).path;
   const open = (cpuNow() - start) / count;
   held.kept = [];
   collectGarbage();
   start = cpuNow();
-  for (let index = 0; index < count; index++) held.kept = parseKept(file);
+  for (let index = 0; index < count; index++) held.kept = parseLines(file);
   const parse = (cpuNow() - start) / count;
   return { open, parse };
 }

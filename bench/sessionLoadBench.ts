@@ -48,13 +48,14 @@ export async function openSession(file: string, counter: TokenCounter, cacheFile
  * that everything an open holds does. Returns how many lines were parsed.
  */
 export function bareParse(file: string): number {
-  const lines = readFileSync(file, 'utf8').split('\n');
+  return parseLines(file).length;
+}
+
+/** The values of every non-empty line of the file, each through JSON.parse. */
+export function parseLines(file: string): unknown[] {
   const values: unknown[] = [];
-  for (const line of lines) {
-    if (line.length === 0) continue;
-    values.push(JSON.parse(line));
-  }
-  return values.length;
+  for (const line of readFileSync(file, 'utf8').split('\n')) if (line.length > 0) values.push(JSON.parse(line));
+  return values;
 }
 
 /** The texts the context of a path sends (message contents, tool-call names and arguments): what a cold open must tokenize. */
