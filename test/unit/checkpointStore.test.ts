@@ -1,7 +1,7 @@
 // The checkpoint store's format: blobs compressed, a large content kept as content-defined chunks stored once each, blobs of earlier versions (uncompressed) still read, and a missing or damaged piece named.
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectUnreferencedBlobs } from '../../src/core/storage/blobCollector';
 import { parseRecipe } from '../../src/core/storage/blobFormat';
@@ -117,6 +117,67 @@ describe('the checkpoint store', () => {
     expect((await store.readBytes(ref)).equals(data)).toBe(true);
     writeFileSync(list, readFileSync(list, 'utf8').replace(/ \d+\n$/, ' 1\n'));
     await expect(store.readBytes(ref)).rejects.toThrow(/is corrupt \(its list of chunks adds up to/);
+  });
+
+  it('a damaged blob is set aside byte for byte at the read that finds it, and the same content put again is stored whole', async () => {
+    const text = logText(200 * 1024, 5);
+    const ref = await store.put(text);
+    const file = store.pathOf(ref);
+    const packed = readFileSync(file);
+    // A flipped byte in the middle: not empty, still the right size, brotli may even decode it.
+    const damaged = Buffer.from(packed);
+    damaged[damaged.length >> 1] = (damaged[damaged.length >> 1] as number) ^ 0xff;
+    writeFileSync(file, damaged);
+    await expect(store.read(ref)).rejects.toThrow(/is corrupt .*set aside as [0-9a-f]{64}\.br\.damaged-[0-9a-f]{8}/);
+    const aside = readdirSync(store.dir).filter((name) => name.startsWith(`${ref.sha256}.br.damaged-`));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(nodePath.join(store.dir, aside[0] as string)).equals(damaged)).toBe(true);
+    expect(await store.has(ref)).toBe(false);
+    await expect(store.read(ref)).rejects.toThrow(/not in the checkpoint store/);
+    expect(await store.put(text)).toEqual(ref);
+    expect(await store.read(ref)).toBe(text);
+    // Content that decompresses but is another blob's: set aside as well.
+    const other = await store.put('other content');
+    writeFileSync(store.pathOf(other), brotliCompressSync('OTHER CONTENT'));
+    await expect(store.read(other)).rejects.toThrow(/is corrupt \(content hash [0-9a-f]{64}\); the damaged file was set aside/);
+    expect(await store.keep(other)).toBe(false);
+  });
+
+  it('a damaged chunk or list of chunks is set aside, and the large content stored again reads back whole', async () => {
+    const data = Buffer.from(logText(3 * 1024 * 1024, 7));
+    const ref = await store.putBytes(data);
+    const list = nodePath.join(store.dir, `${ref.sha256}.chunks`);
+    const recipe = parseRecipe(readFileSync(list, 'utf8'), ref.bytes);
+    if (typeof recipe === 'string') throw new Error(recipe);
+    const second = recipe.chunks[1]?.sha256 ?? '';
+    const chunkFile = nodePath.join(store.dir, `${second}.br`);
+    writeFileSync(chunkFile, 'not brotli');
+    await expect(store.readBytes(ref)).rejects.toThrow(/chunk 2 of .* is corrupt .*set aside/);
+    expect(readdirSync(store.dir).some((name) => name.startsWith(`${second}.br.damaged-`))).toBe(true);
+    expect(await store.putBytes(data)).toEqual(ref);
+    expect((await store.readBytes(ref)).equals(data)).toBe(true);
+    writeFileSync(list, readFileSync(list, 'utf8').replace(/ \d+\n$/, ' 1\n'));
+    await expect(store.readBytes(ref)).rejects.toThrow(/is corrupt \(its list of chunks adds up to.*set aside/);
+    expect(await store.has(ref)).toBe(false);
+    expect(await store.putBytes(data)).toEqual(ref);
+    expect((await store.readBytes(ref)).equals(data)).toBe(true);
+  });
+
+  it('a damaged blob that another window stored again before it was set aside is put back', async () => {
+    const text = logText(64 * 1024, 9);
+    const ref = await store.put(text);
+    const file = store.pathOf(ref);
+    const good = readFileSync(file);
+    writeFileSync(file, 'damaged');
+    // The other window's rewrite lands between this read and the rename.
+    const racing = { ...nodeFileIo, rename: async (from: string, to: string): Promise<void> => {
+      if (from === file) writeFileSync(file, good);
+      await nodeFileIo.rename(from, to);
+    } };
+    const racer = new BlobStore(store.dir, racing);
+    await expect(racer.read(ref)).rejects.toThrow(/is corrupt/);
+    expect(await store.read(ref)).toBe(text);
+    expect(readdirSync(store.dir).filter((name) => name.includes('.damaged-'))).toEqual([]);
   });
 
   it('a collection keeps the chunks of a list a session names and removes those of a list none names', async () => {

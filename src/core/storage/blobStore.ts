@@ -1,5 +1,5 @@
 // Content-addressed store (large tool outputs, images, file snapshots): one file per sha-256, compressed, written atomically, deduplicated; a large file as content-defined chunks stored once each.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as nodePath from 'node:path';
 import { BLOB_SUFFIXES, compress, decompress, parseRecipe, recipeText, type BlobSuffix, type ChunkRef } from './blobFormat';
 import { ChunkSplitter } from './contentChunks';
@@ -47,11 +47,14 @@ function missing(sha256: string, what = `blob ${sha256}`): Error {
   return Object.assign(new Error(`${what} is not in the checkpoint store`), { code: 'ENOENT' });
 }
 
-function checked(data: Buffer, sha256: string, what: string): Buffer {
+/** Why the bytes read are not the content `sha256` names, or undefined when they are. */
+function hashMismatch(data: Buffer, sha256: string): string | undefined {
   const actual = createHash('sha256').update(data).digest('hex');
-  if (actual !== sha256) throw new Error(`${what} is corrupt (content hash ${actual})`);
-  return data;
+  return actual === sha256 ? undefined : `content hash ${actual}`;
 }
+
+/** A damaged blob file is renamed so: never read, listed, nor collected as a blob again, and kept byte for byte. */
+export const DAMAGED_MARK = '.damaged-';
 
 export class BlobStore {
   constructor(
@@ -217,33 +220,58 @@ export class BlobStore {
     const found = await this.find(ref.sha256, ref.bytes);
     if (!found) throw missing(ref.sha256);
     if (found.suffix !== '.chunks') {
-      yield checked(await this.readWhole(found, ref.bytes, what), ref.sha256, what);
+      yield await this.readChecked(found, ref.sha256, ref.bytes, what);
       return;
     }
-    const recipe = parseRecipe((await this.io.readFile(found.path)).toString('utf8'), ref.bytes);
-    if (typeof recipe === 'string') throw new Error(`${what} is corrupt (${recipe})`);
+    const listed = await this.io.readFile(found.path);
+    const recipe = parseRecipe(listed.toString('utf8'), ref.bytes);
+    if (typeof recipe === 'string') throw await this.damaged(found.path, listed, what, recipe);
     const whole = createHash('sha256');
     for (const [at, chunk] of recipe.chunks.entries()) {
       const named = `chunk ${at + 1} of ${recipe.chunks.length} (${chunk.sha256}) of ${what}`;
       const file = await this.find(chunk.sha256, chunk.bytes);
       if (!file || file.suffix === '.chunks') throw missing(chunk.sha256, named);
-      const data = checked(await this.readWhole(file, chunk.bytes, named), chunk.sha256, named);
+      const data = await this.readChecked(file, chunk.sha256, chunk.bytes, named);
       whole.update(data);
       yield data;
     }
     const actual = whole.digest('hex');
-    if (actual !== ref.sha256) throw new Error(`${what} is corrupt (its chunks hash to ${actual})`);
+    if (actual !== ref.sha256) throw await this.damaged(found.path, listed, what, `its chunks hash to ${actual}`);
   }
 
-  /** The content of a whole (not chunked) blob file, decompressed when it is compressed. */
-  private async readWhole(found: Found, bytes: number | undefined, what: string): Promise<Buffer> {
-    const data = await this.io.readFile(found.path);
-    if (found.suffix === '.txt') return data;
+  /** A whole blob file's content, checked against its hash; a damaged file is set aside (see damaged) and rejects. */
+  private async readChecked(found: Found, sha256: string, bytes: number | undefined, what: string): Promise<Buffer> {
+    const raw = await this.io.readFile(found.path);
+    let data: Buffer;
     try {
-      return decompress(data, bytes ?? MAX_UNKNOWN_BYTES);
+      data = found.suffix === '.txt' ? raw : decompress(raw, bytes ?? MAX_UNKNOWN_BYTES);
     } catch (error) {
-      throw new Error(`${what} is corrupt (${error instanceof Error ? error.message : String(error)})`);
+      throw await this.damaged(found.path, raw, what, error instanceof Error ? error.message : String(error));
     }
+    const mismatch = hashMismatch(data, sha256);
+    if (mismatch !== undefined) throw await this.damaged(found.path, raw, what, mismatch);
+    return data;
+  }
+
+  /**
+   * The error for a damaged blob file, which is first renamed `<name>.damaged-<random>`: kept byte for byte, but no
+   * longer taken for the blob, so the next snapshot or output holding the same content stores it whole again (before,
+   * the damaged file was kept and every later checkpoint of that content named it). When the file at the path is no
+   * longer the one read (another window stored it again meanwhile), it is put back.
+   */
+  private async damaged(path: string, seen: Buffer, what: string, reason: string): Promise<Error> {
+    const aside = `${path}${DAMAGED_MARK}${randomBytes(4).toString('hex')}`;
+    try {
+      await this.io.rename(path, aside);
+    } catch (error) {
+      return new Error(`${what} is corrupt (${reason})${errorCode(error) === 'ENOENT' ? '' : `; it could not be set aside: ${error instanceof Error ? error.message : String(error)}`}`);
+    }
+    const moved = await this.io.readFile(aside).catch(() => undefined);
+    if (moved && !moved.equals(seen)) {
+      await this.io.rename(aside, path).catch(() => undefined);
+      return new Error(`${what} is corrupt (${reason})`);
+    }
+    return new Error(`${what} is corrupt (${reason}); the damaged file was set aside as ${nodePath.basename(aside)} and the content will be stored again the next time it is seen`);
   }
 
   /** True when a blob with this hash and the expected size is stored. */
