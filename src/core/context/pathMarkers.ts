@@ -33,6 +33,15 @@ class MarkerState implements FoldState {
   readonly back = new Map<string, number>();
   covered = 0;
 
+  reset(): void {
+    for (const set of [this.dropped, this.pruned, this.pinned]) set.clear();
+    for (const map of [this.pinAt, this.leftOut, this.back]) map.clear();
+    this.compactions.length = 0;
+    this.drops.length = 0;
+    this.labels.length = 0;
+    this.covered = 0;
+  }
+
   step(entry: SessionEntry, index: number, path: readonly SessionEntry[], undo: Undo): void {
     switch (entry.type) {
       case 'drop':

@@ -8,25 +8,42 @@ export type Undo = (restore: () => void) => void;
 /** What a fold does with each entry of a path, in order; every change it makes to its state goes through `undo`. */
 export type FoldStep = (entry: SessionEntry, index: number, path: readonly SessionEntry[], undo: Undo) => void;
 
+/** The undo of a change no one will take back. */
+const NO_UNDO: Undo = () => undefined;
+
+/**
+ * Entries at the end of a path folded from nothing that are journaled all the same: a branch switch within them
+ * costs its entries; one further back folds again from the start (a branch switch already copies the whole path).
+ */
+export const JOURNALED_TAIL = 128;
+
 /**
  * Folds the paths of one session (one root) into a state the step keeps. `sync(path)` keeps what the path shares
  * with the last path folded (found by a binary search: on parentId chains an entry at a position fixes every entry
  * before it), takes back the rest and folds the path's own entries: an appended turn costs its entries, a branch
  * switch the entries between the two leaves. Paths that are not parentId chains from the root are refused (the
  * caller then reads them whole), as a session's ids are unique and its paths are chains.
+ *
+ * With `reset`, a path folded from nothing (a session just opened) is folded without a journal up to its last
+ * JOURNALED_TAIL entries: an undo closure per change made the marker fold a quarter of a warm open's measure and most
+ * of what it allocates (about 1.7 MB held per 10k entries). Moving back before that point folds again from the start.
  */
 export class PathFold {
   private readonly entries: SessionEntry[] = [];
-  /** marks[k]: the journal's length before entries[k] was folded. */
+  /** marks[k]: the journal's length before entries[k] was folded (meaningless below `quiet`). */
   private readonly marks: number[] = [];
   private readonly journal: Array<() => void> = [];
   private readonly undo: Undo = (restore) => {
     this.journal.push(restore);
   };
+  /** entries[0, quiet) were folded without a journal: taking any of them back folds again from the start. */
+  private quiet = 0;
 
   constructor(
     readonly root: SessionEntry,
     private readonly step: FoldStep,
+    /** Puts the state back to that of an empty path (when given, a long path's start is folded without a journal). */
+    private readonly reset?: () => void,
   ) {}
 
   /** How many entries of the last path synced are folded. */
@@ -45,32 +62,51 @@ export class PathFold {
     if (this.holds(path)) return true;
     const shared = sharedPrefixLength(this.entries, path);
     this.truncate(shared);
+    const quiet = this.reset && this.entries.length === 0 ? path.length - JOURNALED_TAIL : 0;
     for (let index = shared; index < path.length; index++) {
       const entry = path[index] as SessionEntry;
       if (index > 0 && entry.parentId !== (path[index - 1] as SessionEntry).id) return false;
       this.marks.push(this.journal.length);
       this.entries.push(entry);
-      this.step(entry, index, path, this.undo);
+      if (index < quiet) {
+        this.step(entry, index, path, NO_UNDO);
+        this.quiet = index + 1;
+      } else this.step(entry, index, path, this.undo);
     }
     return true;
   }
 
   private truncate(length: number): void {
     if (this.entries.length <= length) return;
+    if (length < this.quiet && this.reset) {
+      this.refold(length, this.reset);
+      return;
+    }
     const mark = this.marks[length] as number;
     for (let at = this.journal.length - 1; at >= mark; at--) (this.journal[at] as () => void)();
     this.journal.length = mark;
     this.marks.length = length;
     this.entries.length = length;
   }
+
+  /** The state of the first `length` entries, folded again from nothing without a journal. */
+  private refold(length: number, reset: () => void): void {
+    this.journal.length = 0;
+    this.marks.length = length;
+    this.entries.length = length;
+    reset();
+    for (let index = 0; index < length; index++) this.step(this.entries[index] as SessionEntry, index, this.entries, NO_UNDO);
+    this.quiet = length;
+  }
 }
 
 /** A state a fold keeps: `step` folds one entry in, every change through `undo`. */
 export interface FoldState {
   step: FoldStep;
+  /** Back to the state of an empty path; a state that has it lets a fold read a long path's start without a journal. */
+  reset?(): void;
 }
 
-const NO_UNDO: Undo = () => undefined;
 
 /**
  * `path` read by the fold of its session kept in `folds` (one per root; `create` makes its state), or, for a path
@@ -82,7 +118,8 @@ export function foldPath<S extends FoldState>(folds: WeakMap<SessionEntry, { fol
   let known = folds.get(root);
   if (!known) {
     const state = create();
-    known = { state, fold: new PathFold(root, (entry, index, on, undo) => state.step(entry, index, on, undo)) };
+    const reset = state.reset ? (): void => state.reset?.() : undefined;
+    known = { state, fold: new PathFold(root, (entry, index, on, undo) => state.step(entry, index, on, undo), reset) };
     folds.set(root, known);
   }
   if (known.fold.sync(path)) return known;
@@ -103,10 +140,11 @@ export function pushUndoable<T>(list: T[], item: T, undo: Undo): void {
   undo(() => list.pop());
 }
 
-/** Sets `key` in `map` (deletes it for undefined) so that `undo` puts the previous value back. */
+/** Sets `key` in `map` (deletes it for undefined) so that `undo` puts the previous value back; nothing when nothing changes. */
 export function setUndoable<V>(map: Map<string, V>, key: string, value: V | undefined, undo: Undo): void {
   const had = map.has(key);
   const previous = map.get(key);
+  if (had ? previous === value : value === undefined) return;
   if (value === undefined) map.delete(key);
   else map.set(key, value);
   undo(() => {
