@@ -11,6 +11,7 @@ import { nodeFileIo } from '../../core/storage/fileIo';
 import { isLockHeld, SessionLockedError } from '../../core/storage/sessionLock';
 import type { Logger } from '../logger';
 import { moveEarlierSessions, type SessionStorage } from './sessionStorage';
+import { trashSessionFiles } from './sessionTrash';
 
 /** How long an open waits for another holder of a session's lock to let go (a reloaded window's old host closes it on exit). */
 const LOCK_WAIT_MS = 2_500;
@@ -226,21 +227,7 @@ export class SessionStore implements vscode.Disposable {
     this.open.delete(id);
     if (opening) await (await opening).log.close();
     await this.index.remove(id);
-    for (const file of [path.basename(logFile), path.basename(logFile).replace(/\.jsonl$/, '.quarantine.jsonl')]) {
-      const uri = vscode.Uri.file(path.join(this.sessionsDir, file));
-      try {
-        await vscode.workspace.fs.stat(uri);
-      } catch {
-        continue;
-      }
-      try {
-        await vscode.workspace.fs.delete(uri, { useTrash: true });
-      } catch {
-        const deleted = vscode.Uri.file(path.join(this.sessionsDir, 'deleted'));
-        await vscode.workspace.fs.createDirectory(deleted);
-        await vscode.workspace.fs.rename(uri, vscode.Uri.joinPath(deleted, file), { overwrite: true });
-      }
-    }
+    await trashSessionFiles(this.sessionsDir, logFile);
     await this.collectBlobs();
   }
 
