@@ -198,9 +198,9 @@ describe('path scans per appended entry', () => {
         for (const path of buildSession(ops)) {
           const parts = contextParts(path);
           const reference = referenceParts(path);
-          expect({ ...parts }).toEqual(reference);
+          expect({ compaction: parts.compaction, summarized: parts.summarized, resent: parts.resent, restored: parts.restored, carried: parts.carried, kept: parts.kept }).toEqual(reference);
           const split = splitAtLatestCompaction(path);
-          expect({ ...split }).toEqual(referenceSplit(path));
+          expect({ compaction: split.compaction, summarized: split.summarized, kept: split.kept }).toEqual(referenceSplit(path));
           const sequence: Candidate[] = [...reference.resent.map((entry): Candidate => ({ entry, kind: 'pinned' })), ...(reference.carried ? [{ entry: reference.carried, kind: 'pinned' as const }] : []), ...reference.kept.map((entry): Candidate => ({ entry, kind: 'entry' }))];
           const items = repairToolPairs(sequence, prunedToolResultIds(path));
           expect(buildContext(path).items.filter((item) => item.kind !== 'summary')).toEqual(items);

@@ -34,14 +34,35 @@ export interface PathSplit {
 export function splitAtLatestCompaction(path: readonly SessionEntry[]): PathSplit {
   const latest = pathMarkers(path).compaction;
   if (!latest) return { compaction: null, summarized: [], kept: [...path] };
-  return {
-    compaction: latest.entry,
-    // Only the cut plan, the summarizer and a hand-off read it: copied when asked for, not on every call.
-    get summarized(): SessionEntry[] {
-      return path.slice(0, latest.cut);
-    },
-    kept: [...path.slice(latest.cut, latest.index), ...path.slice(latest.index + 1)],
-  };
+  return new Split(latest.entry, path, latest.cut, [...path.slice(latest.cut, latest.index), ...path.slice(latest.index + 1)]);
+}
+
+/**
+ * The entries before a compaction's cut, copied from the path when first read (only the cut plan, the summarizer and a
+ * hand-off read them; a build does not). A class, not an object literal with a getter: V8 made each such literal in
+ * old space, where it held its whole path alive through every minor collection until a full one (issue 37: opening
+ * sessions in a row spent most of its collector time copying closed sessions).
+ */
+class SummarizedPrefix {
+  constructor(
+    private readonly path: readonly SessionEntry[],
+    private readonly cut: number,
+  ) {}
+
+  get summarized(): SessionEntry[] {
+    return this.path.slice(0, this.cut);
+  }
+}
+
+class Split extends SummarizedPrefix implements PathSplit {
+  constructor(
+    readonly compaction: CompactionEntry,
+    path: readonly SessionEntry[],
+    cut: number,
+    readonly kept: SessionEntry[],
+  ) {
+    super(path, cut);
+  }
 }
 
 /**
@@ -116,17 +137,24 @@ export function contextSpan(path: readonly SessionEntry[]): ContextSpan {
   }
   // A compaction inside a turn summarizes the turn's request with its first steps; the model must still
   // see what it was asked, verbatim, in every call until the turn ends, however often the turn compacts.
-  return {
-    compaction: latest?.entry ?? null,
-    get summarized(): SessionEntry[] {
-      return latest ? path.slice(0, latest.cut) : [];
-    },
-    resent: latest ? resentEntries(path, markers, latest, restored) : [],
-    restoredIds: new Set(restored.keys()),
-    carried: carriedBy(path, latest),
-    kept,
-    dropped: markers.dropped,
-  };
+  return new Span(path, latest, latest ? resentEntries(path, markers, latest, restored) : [], new Set(restored.keys()), carriedBy(path, latest), kept, markers.dropped);
+}
+
+class Span extends SummarizedPrefix implements ContextSpan {
+  readonly compaction: CompactionEntry | null;
+
+  constructor(
+    path: readonly SessionEntry[],
+    latest: PlacedCompaction | null,
+    readonly resent: MessageEntry[],
+    readonly restoredIds: ReadonlySet<string>,
+    readonly carried: UserEntry | undefined,
+    readonly kept: MessageEntry[],
+    readonly dropped: { has(id: string): boolean },
+  ) {
+    super(path, latest ? latest.cut : 0);
+    this.compaction = latest?.entry ?? null;
+  }
 }
 
 /**
@@ -207,17 +235,26 @@ export function contextParts(path: readonly SessionEntry[]): ContextParts {
   const sent = (entry: MessageEntry): boolean => !span.dropped.has(entry.id);
   const resent = span.resent.filter(sent);
   const carried = span.carried;
-  return {
-    compaction: span.compaction,
-    // Copied when asked for (the cut plan, the summarizer, a hand-off), not on every build: it is most of the path.
-    get summarized(): SessionEntry[] {
-      return span.summarized;
-    },
-    resent,
-    restored: resent.filter((entry) => span.restoredIds.has(entry.id)),
-    carried: carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined,
-    kept: span.kept.filter(sent),
-  };
+  return new Parts(span, resent, resent.filter((entry) => span.restoredIds.has(entry.id)), carried && sent(carried) && !span.resent.includes(carried) ? carried : undefined, span.kept.filter(sent));
+}
+
+/** A span's parts less the dropped; `summarized` is the span's, copied when asked for (see SummarizedPrefix). */
+class Parts implements ContextParts {
+  readonly compaction: CompactionEntry | null;
+
+  constructor(
+    private readonly span: ContextSpan,
+    readonly resent: MessageEntry[],
+    readonly restored: MessageEntry[],
+    readonly carried: UserEntry | undefined,
+    readonly kept: MessageEntry[],
+  ) {
+    this.compaction = span.compaction;
+  }
+
+  get summarized(): SessionEntry[] {
+    return this.span.summarized;
+  }
 }
 
 /** The message entries a path sends, in the order sent (re-sent and carried ones first, after the summary). */

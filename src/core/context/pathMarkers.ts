@@ -1,6 +1,7 @@
 // What the markers on a path say (dropped, pruned and pinned ids, compactions and their cuts, what a drop undo brought back), kept per session as paths grow.
 import type { CompactionEntry, DropEntry, LabelEntry, SessionEntry } from '../session/entries';
 import { foldPath, positionBefore, pushUndoable as pushed, setUndoable as put, toggleUndoable as toggle, type FoldState, type PathFold, type Undo } from '../session/pathFold';
+import { OwnedMemo } from '../session/ownedMemo';
 
 /** A marker and its position on the path. */
 export interface Placed<T extends SessionEntry> {
@@ -179,7 +180,7 @@ class Markers implements PathMarkers {
   }
 }
 
-const folds = new WeakMap<SessionEntry, { fold: PathFold; state: MarkerState }>();
+const folds = new OwnedMemo<SessionEntry, { fold: PathFold; state: MarkerState }>('marker fold');
 
 /**
  * The markers of `path`. A session's paths share one fold, so a new turn costs its own entries; a path that is not a

@@ -1,10 +1,11 @@
 // Where an entry sits on a path a session tree handed out, answered by that tree (so no id map is built per path).
 import type { SessionEntry } from './entries';
+import { OwnedMemo } from './ownedMemo';
 
 /** The depth of the entry with `id` below its root (its index on every root→leaf path through it), or undefined. */
 export type DepthLookup = (id: string) => number | undefined;
 
-const lookups = new WeakMap<readonly SessionEntry[], DepthLookup>();
+const lookups = new OwnedMemo<readonly SessionEntry[], DepthLookup>('path depths');
 
 /** Called by the tree for every path it returns. */
 export function notePathDepths(path: readonly SessionEntry[], lookup: DepthLookup): void {

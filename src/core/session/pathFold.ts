@@ -1,6 +1,7 @@
 // An incremental reading of a session's paths: entries folded in path order, each change undoable, so the next turn or a nearby branch costs the entries between the two paths.
 import type { SessionEntry } from './entries';
 import { sharedPrefixLength } from './sharedPrefix';
+import type { OwnedMemo } from './ownedMemo';
 
 /** Records how to take back one change a fold step made (run in reverse order when the fold moves back). */
 export type Undo = (restore: () => void) => void;
@@ -112,7 +113,7 @@ export interface FoldState {
  * `path` read by the fold of its session kept in `folds` (one per root; `create` makes its state), or, for a path
  * that is not a parentId chain, read whole into a state of its own. `fold` is undefined for the latter.
  */
-export function foldPath<S extends FoldState>(folds: WeakMap<SessionEntry, { fold: PathFold; state: S }>, path: readonly SessionEntry[], create: () => S): { state: S; fold: PathFold | undefined } {
+export function foldPath<S extends FoldState>(folds: OwnedMemo<SessionEntry, { fold: PathFold; state: S }>, path: readonly SessionEntry[], create: () => S): { state: S; fold: PathFold | undefined } {
   const root = path[0];
   if (root === undefined) return { state: create(), fold: undefined };
   let known = folds.get(root);

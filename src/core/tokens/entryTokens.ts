@@ -7,6 +7,7 @@ import type { CountCache, CountVariant } from './countCache';
 import { extendStore, PathCountMap, PathStore, standaloneStore } from './pathCounts';
 import type { TokenCounter } from './tokenCounter';
 import { imagesTokens } from '../context/userImages';
+import { OwnedMemo } from '../session/ownedMemo';
 
 /** The chat message an entry becomes on the wire (pruned tool results carry the context builder's placeholder). */
 export function entryMessage(
@@ -81,7 +82,7 @@ export interface EntryCounts {
 }
 
 /** One store per count cache, encoding and path root: every path of a session shares its records. */
-const stores = new WeakMap<CountCache, Map<string, PathStore>>();
+const stores = new OwnedMemo<CountCache, Map<string, PathStore>>('path stores');
 
 function storeFor(path: readonly SessionEntry[], counter: TokenCounter, cache: CountCache): PathStore {
   const full = cache.table(counter.encoding, 'full');

@@ -1,5 +1,6 @@
 // What a past compaction covered, in words, so the restore picker and the panel history can tell them apart.
 import type { CompactionEntry, SessionEntry } from '../session/entries';
+import { OwnedMemo } from '../session/ownedMemo';
 
 const REQUEST_CHARS = 60;
 
@@ -17,7 +18,7 @@ export function shortened(text: string): string {
 }
 
 /** Every compaction's coverage on one path, computed in one pass: the panel and the restore picker ask for all of them. */
-const coveragesByPath = new WeakMap<readonly SessionEntry[], { length: number; coverages: Map<string, CompactionCoverage> }>();
+const coveragesByPath = new OwnedMemo<readonly SessionEntry[], { length: number; coverages: Map<string, CompactionCoverage> }>('compaction coverages');
 
 /**
  * What each compaction on `path` summarized (by compaction id): the messages from the previous compaction's kept

@@ -12,6 +12,7 @@ import { entryTitle } from '../session/entryTitle';
 export { entryTitle } from '../session/entryTitle';
 import type { CheckpointView, CompactionHistoryItem, EntryView, HistoryView, PinView, SubtaskView } from '../../shared/panelViewModels';
 import { foldPath, positionBefore, pushUndoable, type FoldState, type PathFold, type Undo } from '../session/pathFold';
+import { OwnedMemo } from '../session/ownedMemo';
 
 /** How many recent messages the panel offers to pin. */
 const PINNABLE_LIMIT = 12;
@@ -126,7 +127,7 @@ class HistoryState implements FoldState {
   }
 }
 
-const folds = new WeakMap<SessionEntry, { fold: PathFold; state: HistoryState }>();
+const folds = new OwnedMemo<SessionEntry, { fold: PathFold; state: HistoryState }>('history fold');
 
 /** The newest SUBTASK_LIMIT delegated sub-tasks on the path, with the task their call gave, and how many more there are. */
 function recentSubtasks(path: readonly SessionEntry[], positions: readonly number[]): { shown: SubtaskView[]; more: number } {

@@ -4,6 +4,7 @@ import { isReportedCost } from '../session/entries';
 import type { TurnUsageView, UsageFigures, UsageView } from '../../shared/panelViewModels';
 import { shortened } from './compactionDescription';
 import { foldPath, pushUndoable, type FoldState, type PathFold, type Undo } from '../session/pathFold';
+import { OwnedMemo } from '../session/ownedMemo';
 
 /** How many of the latest turns the panel lists. */
 export const RECENT_TURNS = 5;
@@ -97,7 +98,7 @@ class UsageState implements FoldState {
   }
 }
 
-const folds = new WeakMap<SessionEntry, { fold: PathFold; state: UsageState }>();
+const folds = new OwnedMemo<SessionEntry, { fold: PathFold; state: UsageState }>('usage fold');
 
 /**
  * Adds up the path's usage reports and compactions, per turn and in total. Calls and compactions before the
