@@ -163,6 +163,17 @@ describe('the checkpoint store', () => {
     expect((await store.readBytes(ref)).equals(data)).toBe(true);
   });
 
+  it('a reference naming a good blob with the wrong size is refused without setting the blob aside', async () => {
+    const text = logText(100 * 1024, 11);
+    const ref = await store.put(text);
+    const file = store.pathOf(ref);
+    const stored = readFileSync(file);
+    await expect(store.read({ ...ref, bytes: 1000 })).rejects.toThrow(/named with 1000 bytes, which is not its size: the reference is wrong, the stored file is intact/);
+    expect(readFileSync(file).equals(stored)).toBe(true);
+    expect(readdirSync(store.dir).filter((name) => name.includes('.damaged-'))).toEqual([]);
+    expect(await store.read(ref)).toBe(text);
+  });
+
   it('a damaged blob that another window stored again before it was set aside is put back', async () => {
     const text = logText(64 * 1024, 9);
     const ref = await store.put(text);

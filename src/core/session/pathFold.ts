@@ -108,7 +108,6 @@ export interface FoldState {
   reset?(): void;
 }
 
-
 /**
  * `path` read by the fold of its session kept in `folds` (one per root; `create` makes its state), or, for a path
  * that is not a parentId chain, read whole into a state of its own. `fold` is undefined for the latter.

@@ -53,6 +53,18 @@ function hashMismatch(data: Buffer, sha256: string): string | undefined {
   return actual === sha256 ? undefined : `content hash ${actual}`;
 }
 
+/** The most a compressed file is decompressed to when its reference's size was too small (blobs are at most 1 MB). */
+const RECHECK_MAX_BYTES = 64 * 1024 * 1024;
+
+/** True when the compressed bytes hold the content `sha256` names at some other size than a reference gave. */
+function intactUnderWrongSize(raw: Buffer, sha256: string): boolean {
+  try {
+    return hashMismatch(decompress(raw, RECHECK_MAX_BYTES), sha256) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** A damaged blob file is renamed so: never read, listed, nor collected as a blob again, and kept byte for byte. */
 export const DAMAGED_MARK = '.damaged-';
 
@@ -246,6 +258,9 @@ export class BlobStore {
     try {
       data = found.suffix === '.txt' ? raw : decompress(raw, bytes ?? MAX_UNKNOWN_BYTES);
     } catch (error) {
+      // Larger than the reference says: the reference may be the damaged one (a hand-edited or corrupt line), and a
+      // good file is never set aside for it.
+      if (bytes !== undefined && intactUnderWrongSize(raw, sha256)) throw new Error(`${what} is named with ${bytes} bytes, which is not its size: the reference is wrong, the stored file is intact`);
       throw await this.damaged(found.path, raw, what, error instanceof Error ? error.message : String(error));
     }
     const mismatch = hashMismatch(data, sha256);
