@@ -34,14 +34,15 @@ export async function openWarm(file: string, cacheFile: string, counter: TokenCo
 }
 
 /**
- * Entries the untimed runs after a forced collection cover: 20 runs at 1k entries, 2 at 10k, 1 from 100k. A full
+ * Entries the untimed runs after a forced collection cover: 60 runs at 1k entries, 6 at 10k, 1 from 100k. A full
  * collection that frees the sessions the last runs opened also throws away the optimized code that embedded their
- * objects (V8 marks it for deoptimization, "weak objects"), and the open's code is optimized again over its next ~20
- * runs (traced with --trace-deopt and --trace-opt; CPU above wall time while the compiler's threads work). JSON.parse
+ * objects (V8 marks it for deoptimization, "weak objects"), and the open's code is optimized again over its next tens
+ * of runs (traced with --trace-deopt and --trace-opt; CPU above wall time while the compiler's threads work). JSON.parse
  * is built in and has no such code. Timed from the first run after the collection, that re-optimizing was billed to
- * the open: 1.6–1.8× JSON.parse at 1k entries, against 1.3× once it is done.
+ * the open: at 1k entries 1.6–1.8× JSON.parse in pairs and 2.6–3.1× in a loop; after 20 untimed runs 1.3× in pairs and
+ * 2.1× in a loop; after 60, 1.3× and 1.4×.
  */
-const SETTLE_ENTRIES = 20_000;
+const SETTLE_ENTRIES = 60_000;
 
 /** Untimed runs of each runner after a forced collection (see SETTLE_ENTRIES). */
 export function settleRuns(size: number): number {
