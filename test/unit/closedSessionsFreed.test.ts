@@ -62,9 +62,9 @@ describe('closed sessions and the young generation', () => {
     }
     const grown = oldSpaceBytes() - before;
     expect(read).toBeGreaterThan(0);
-    // Promoted closed sessions grew it 13-14 MB here: a context span V8 made in the old generation (an object literal
-    // with a getter) held its path, and so did a WeakMap keyed by the path, through every minor collection. Objects V8
-    // itself chooses to make there add 3-4 MB.
+    // Promoted closed sessions grew it 13-14 MB here: with a context span made as an object literal with a getter, or
+    // with a WeakMap keyed by the path, each path stayed alive through every minor collection. Objects V8 itself
+    // chooses to make there add 3-4 MB.
     expect(grown).toBeLessThan(8 * 1024 * 1024);
   });
 });

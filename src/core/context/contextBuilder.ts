@@ -39,9 +39,10 @@ export function splitAtLatestCompaction(path: readonly SessionEntry[]): PathSpli
 
 /**
  * The entries before a compaction's cut, copied from the path when first read (only the cut plan, the summarizer and a
- * hand-off read them; a build does not). A class, not an object literal with a getter: V8 made each such literal in
- * old space, where it held its whole path alive through every minor collection until a full one (issue 37: opening
- * sessions in a row spent most of its collector time copying closed sessions).
+ * hand-off read them; a build does not). A class, not an object literal with a getter: with the literal, every closed
+ * session's path stayed alive through minor collections and was promoted, until a full one freed it (measured with
+ * --trace-gc-nvp: 108 MB promoted over 300 opens of a 1k-entry session, 0.2 MB with the class; the literal is most
+ * likely made in the old generation, which would explain it).
  */
 class SummarizedPrefix {
   constructor(
