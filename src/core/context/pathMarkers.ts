@@ -89,7 +89,7 @@ class MarkerState implements FoldState {
     }
     if (end > covered) {
       this.covered = end;
-      undo(() => {
+      undo?.(() => {
         this.covered = covered;
       });
     }

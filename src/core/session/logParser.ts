@@ -1,6 +1,7 @@
 // Parses a session file's bytes: header + entries, separating the committed prefix from torn and corrupt lines.
 import { SCHEMA_VERSION, type SessionEntry, type SessionHeader } from './entries';
 import { checkEntry, validateHeader } from './entryValidation';
+import { LineDecoder } from './lineDecoder';
 import { checkVersion, migrateLine, MIGRATIONS, type JsonRecord, type Migration } from './migrations';
 import { loopingEntries } from './parentCycles';
 import { clipText } from './warningSummary';
@@ -130,6 +131,7 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
   let lineNumber = 1;
   let torn: BadLine | undefined;
   let forwardParents = false;
+  const decoder = new LineDecoder(data, headerEnd);
   while (offset < data.length) {
     lineNumber++;
     const newline = data.indexOf(NEWLINE, offset);
@@ -140,7 +142,7 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
     const lineStart = offset;
     offset = newline + 1;
     // Decoded once: the same text serves the blank check and JSON.parse.
-    const text = data.toString('utf8', lineStart, newline);
+    const text = decoder.text(lineStart, newline);
     if (text.length === 0 || (text.charCodeAt(0) <= 0x20 && text.trim() === '')) {
       entryLines ??= entryLinesSoFar(entries.length);
       skipped.push([lineStart, offset]);
@@ -156,9 +158,10 @@ export function parseLog(data: Buffer, file = 'session', migrations: Readonly<Re
       skipped.push([lineStart, offset]);
       continue;
     }
-    // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end.
+    // Only a parent not seen yet (itself, a later line, a missing id) can close a loop; checked once at the end. Most
+    // entries name the entry on the line before, which needs no lookup in the id map.
     const parentId = checked.parentId;
-    if (parentId !== null && !positions.has(parentId)) forwardParents = true;
+    if (parentId !== null && parentId !== entries[entries.length - 1]?.id && !positions.has(parentId)) forwardParents = true;
     positions.set(checked.id, entries.length);
     entries.push(checked);
     entryLines?.push(lineNumber);

@@ -3,14 +3,15 @@ import type { SessionEntry } from './entries';
 import { sharedPrefixLength } from './sharedPrefix';
 import type { OwnedMemo } from './ownedMemo';
 
-/** Records how to take back one change a fold step made (run in reverse order when the fold moves back). */
-export type Undo = (restore: () => void) => void;
+/**
+ * Records how to take back one change a fold step made (run in reverse order when the fold moves back); undefined
+ * where nothing will be taken back (a path's start folded without a journal): steps call it as `undo?.(…)`, so no
+ * closure is made there.
+ */
+export type Undo = ((restore: () => void) => void) | undefined;
 
 /** What a fold does with each entry of a path, in order; every change it makes to its state goes through `undo`. */
 export type FoldStep = (entry: SessionEntry, index: number, path: readonly SessionEntry[], undo: Undo) => void;
-
-/** The undo of a change no one will take back. */
-const NO_UNDO: Undo = () => undefined;
 
 /**
  * Entries at the end of a path folded from nothing that are journaled all the same: a branch switch within them
@@ -30,8 +31,8 @@ export const JOURNALED_TAIL = 128;
  * of what it allocates (about 1.7 MB held per 10k entries). Moving back before that point folds again from the start.
  */
 export class PathFold {
-  private readonly entries: SessionEntry[] = [];
-  /** marks[k]: the journal's length before entries[k] was folded (meaningless below `quiet`). */
+  private entries: SessionEntry[] = [];
+  /** marks[k]: the journal's length before entries[quiet + k] was folded (none below `quiet`). */
   private readonly marks: number[] = [];
   private readonly journal: Array<() => void> = [];
   private readonly undo: Undo = (restore) => {
@@ -63,16 +64,24 @@ export class PathFold {
     if (this.holds(path)) return true;
     const shared = sharedPrefixLength(this.entries, path);
     this.truncate(shared);
-    const quiet = this.reset && this.entries.length === 0 ? path.length - JOURNALED_TAIL : 0;
+    // A path read from nothing is copied at its size at once (pushed one by one, the copy grows through three times its size).
+    const fresh = this.entries.length === 0;
+    if (fresh) this.entries = path.slice();
+    const quiet = this.reset && fresh ? path.length - JOURNALED_TAIL : 0;
     for (let index = shared; index < path.length; index++) {
       const entry = path[index] as SessionEntry;
-      if (index > 0 && entry.parentId !== (path[index - 1] as SessionEntry).id) return false;
-      this.marks.push(this.journal.length);
-      this.entries.push(entry);
+      if (index > 0 && entry.parentId !== (path[index - 1] as SessionEntry).id) {
+        this.entries.length = index;
+        return false;
+      }
+      if (!fresh) this.entries.push(entry);
       if (index < quiet) {
-        this.step(entry, index, path, NO_UNDO);
+        this.step(entry, index, path, undefined);
         this.quiet = index + 1;
-      } else this.step(entry, index, path, this.undo);
+      } else {
+        this.marks.push(this.journal.length);
+        this.step(entry, index, path, this.undo);
+      }
     }
     return true;
   }
@@ -83,20 +92,20 @@ export class PathFold {
       this.refold(length, this.reset);
       return;
     }
-    const mark = this.marks[length] as number;
+    const mark = this.marks[length - this.quiet] as number;
     for (let at = this.journal.length - 1; at >= mark; at--) (this.journal[at] as () => void)();
     this.journal.length = mark;
-    this.marks.length = length;
+    this.marks.length = length - this.quiet;
     this.entries.length = length;
   }
 
   /** The state of the first `length` entries, folded again from nothing without a journal. */
   private refold(length: number, reset: () => void): void {
     this.journal.length = 0;
-    this.marks.length = length;
+    this.marks.length = 0;
     this.entries.length = length;
     reset();
-    for (let index = 0; index < length; index++) this.step(this.entries[index] as SessionEntry, index, this.entries, NO_UNDO);
+    for (let index = 0; index < length; index++) this.step(this.entries[index] as SessionEntry, index, this.entries, undefined);
     this.quiet = length;
   }
 }
@@ -124,7 +133,7 @@ export function foldPath<S extends FoldState>(folds: OwnedMemo<SessionEntry, { f
   }
   if (known.fold.sync(path)) return known;
   const whole = create();
-  path.forEach((entry, index) => whole.step(entry, index, path, NO_UNDO));
+  path.forEach((entry, index) => whole.step(entry, index, path, undefined));
   return { state: whole, fold: undefined };
 }
 
@@ -137,7 +146,7 @@ export function positionBefore(path: readonly SessionEntry[], id: string, before
 /** Appends to `list` so that `undo` removes it again. */
 export function pushUndoable<T>(list: T[], item: T, undo: Undo): void {
   list.push(item);
-  undo(() => list.pop());
+  undo?.(() => list.pop());
 }
 
 /** Sets `key` in `map` (deletes it for undefined) so that `undo` puts the previous value back; nothing when nothing changes. */
@@ -147,7 +156,7 @@ export function setUndoable<V>(map: Map<string, V>, key: string, value: V | unde
   if (had ? previous === value : value === undefined) return;
   if (value === undefined) map.delete(key);
   else map.set(key, value);
-  undo(() => {
+  undo?.(() => {
     if (had) map.set(key, previous as V);
     else map.delete(key);
   });
@@ -158,7 +167,7 @@ export function toggleUndoable(set: Set<string>, key: string, on: boolean, undo:
   if (set.has(key) === on) return;
   if (on) set.add(key);
   else set.delete(key);
-  undo(() => {
+  undo?.(() => {
     if (on) set.delete(key);
     else set.add(key);
   });

@@ -49,6 +49,8 @@ export class SessionTree {
    * extended in place instead of copied.
    */
   private lastPath: SessionEntry[] = [];
+  /** pathTo's buffer of node positions. */
+  private tail = new Int32Array(0);
 
   /** Where the node with `id` sits on any path through it (its depth below its root); undefined for no node. */
   readonly depthOf = (id: string): number | undefined => {
@@ -100,8 +102,11 @@ export class SessionTree {
       if (this.nodeBefore(entry.targetId, at) !== undefined) this.currentLeaf = entry.targetId;
       return;
     }
-    // Only a node before this entry, so an entry can never be its own parent (nor hang from a later one).
-    const named = entry.parentId === null ? NONE : this.nodeBefore(entry.parentId, at);
+    // Only a node before this entry, so an entry can never be its own parent (nor hang from a later one). Most entries
+    // hang from the entry just before them, the latest with its id, which needs no lookup in the id map.
+    const parentId = entry.parentId;
+    const previous = this.entries[at - 1];
+    const named = parentId === null ? NONE : previous !== undefined && previous.id === parentId && previous.type !== 'leaf' ? at - 1 : this.nodeBefore(parentId, at);
     const parent = named !== undefined ? named : this.currentLeaf === null ? NONE : (this.nodeAt(this.currentLeaf) ?? NONE);
     if (named === undefined) this.reattached.push({ entry, parent: parent === NONE ? null : (this.entries[parent] as SessionEntry) });
     this.entries.push(entry);
@@ -172,7 +177,9 @@ export class SessionTree {
     if (asked?.type === 'leaf') at = this.nodeAt(asked.targetId);
     if (at === undefined) return EMPTY;
     const path = this.lastPath;
-    const tail: number[] = [];
+    // The nodes below the shared prefix, leaf first, in a buffer kept for the next call (no array grown per path).
+    const tail = (this.tail = room(this.tail, (this.depths[at] as number) + 1));
+    let count = 0;
     let prefix = 0;
     // Every step goes to a node added earlier, so the walk ends within one step per node.
     for (let node: number = at; node !== NONE; node = this.parents[node] as number) {
@@ -181,15 +188,15 @@ export class SessionTree {
         prefix = depth + 1;
         break;
       }
-      tail.push(node);
+      tail[count++] = node;
     }
     if (prefix === path.length) {
-      for (let i = tail.length - 1; i >= 0; i--) path.push(this.entries[tail[i] as number] as SessionEntry);
+      for (let i = count - 1; i >= 0; i--) path.push(this.entries[tail[i] as number] as SessionEntry);
       notePathDepths(path, this.depthOf);
       return path;
     }
     const fresh = path.slice(0, prefix);
-    for (let i = tail.length - 1; i >= 0; i--) fresh.push(this.entries[tail[i] as number] as SessionEntry);
+    for (let i = count - 1; i >= 0; i--) fresh.push(this.entries[tail[i] as number] as SessionEntry);
     // A copy has no room to grow, so its first append would copy it again: one push and pop leave room (V8 grows
     // an array's store by half and keeps it through the pop), and the appends after cost O(1) on average.
     const last = fresh.at(-1);

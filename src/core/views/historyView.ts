@@ -102,7 +102,7 @@ class HistoryState implements FoldState {
   step(entry: SessionEntry, index: number, path: readonly SessionEntry[], undo: Undo): void {
     if ((entry.type === 'user' && !entry.synthetic) || entry.type === 'fileRestore') {
       this.checkpoints++;
-      undo(() => {
+      undo?.(() => {
         this.checkpoints--;
       });
     }
@@ -121,7 +121,7 @@ class HistoryState implements FoldState {
     const coverage = { turns, firstRequest: first?.type === 'user' ? shortened(first.text) : '' };
     pushUndoable(this.compactions, { id: entry.id, when: entry.timestamp, tokensBefore: entry.tokensBefore, tokensAfter: entry.tokensAfter, ...coverage, edited: entry.edited, auto: entry.auto }, undo);
     this.start = keptAt >= 0 ? keptAt : index + 1;
-    undo(() => {
+    undo?.(() => {
       this.start = start;
     });
   }

@@ -83,7 +83,7 @@ class UsageState implements FoldState {
     const session = this.session;
     this.session = { ...session };
     addEntryUsage([this.session], entry);
-    undo(() => {
+    undo?.(() => {
       this.session = session;
     });
     const last = this.turns.length - 1;
@@ -92,7 +92,7 @@ class UsageState implements FoldState {
     const next = { ...turn };
     addEntryUsage([next], entry);
     this.turns[last] = next;
-    undo(() => {
+    undo?.(() => {
       this.turns[last] = turn;
     });
   }
