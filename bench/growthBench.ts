@@ -32,13 +32,14 @@ const LINEAR_OVER_YARDSTICK = 1.15;
 const FLAT_PER_DOUBLING = 1.25;
 /**
  * Issue 37 asks a warm open (the log opened, the saved counts restored, the context measured) for at most 1.5×
- * JSON.parse of the same lines at every size. Raced in pairs (raceRound, raceRatio) it is about 1.3× at 1k entries,
- * 1.4× at 10k and 1.2–1.3× at 100k here, with single rounds up to 1.6× at 100k (13 pairs of 0.4 s). Opens in a row
- * (loopRound) cost 1.4–1.6× at every size (the row shows it). Judged at every size: the log's
- * open alone at 1.5×, and the whole warm open at 2× (row 4's limit for the same work on the real session).
+ * JSON.parse of the same lines at every size, judged here on the paired race (raceRound, raceRatio), and the log's open
+ * alone likewise. In growth-only runs the warm open is 1.26× / 1.13× / 1.17× at 1k / 10k / 100k entries (it was 1.3× /
+ * 1.4× / 1.2–1.3× before big files were read through one Latin-1 copy, see LineDecoder). Opens in a row (loopRound)
+ * cost more, 1.5× / 1.8× / 1.55×: an open session holds about 1.5× the memory of the parsed lines (its id map, the
+ * folds that keep a turn's cost flat), and in the bench's 160 MB heap the full collections that promoting it brings
+ * are billed to the loop; the row shows it, not judged.
  */
 const OPEN_OVER_PARSE = 1.5;
-const WARM_OPEN_OVER_PARSE = 2;
 /** Rounds of the throughput race (loopRound) after an untimed one. */
 const LOOP_ROUNDS = 4;
 
@@ -301,7 +302,7 @@ function growthResult(fixtures: readonly Fixture[], times: Map<string, number[][
   races.forEach((pairs, at) => {
     const fixture = fixtures[at] as Fixture;
     const ratio = raceRatio(pairs, 'open');
-    rows.push(row({ key: `growth.openOverParse.${fixture.size}`, label: `12. warm open / JSON.parse of the same lines, ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: `≤ ${WARM_OPEN_OVER_PARSE}× (issue 37: 1.5×)`, met: ratio <= WARM_OPEN_OVER_PARSE, detail: `${pairs.length} pairs run back to back in alternating order after a collection and untimed pairs (settleRuns): the geometric mean of the median ratio with the open first and with JSON.parse first (raceRatio); open ${ms(median(pairs.map((pair) => pair.open)))} vs JSON.parse ${ms(median(pairs.map((pair) => pair.parse)))} (${(fixture.bytes / 1e6).toFixed(1)} MB; every line's value kept until all are parsed); open = SessionLog.open with its lock, the saved counts read and restored, the context measured` }));
+    rows.push(row({ key: `growth.openOverParse.${fixture.size}`, label: `12. warm open / JSON.parse of the same lines, ${fixture.size.toLocaleString('en-US')} entries`, value: Number.isFinite(ratio) ? ratio : null, unit: '×', target: `≤ ${OPEN_OVER_PARSE}× (issue 37)`, met: ratio <= OPEN_OVER_PARSE, detail: `${pairs.length} pairs run back to back in alternating order after a collection and untimed pairs (settleRuns): the geometric mean of the median ratio with the open first and with JSON.parse first (raceRatio); open ${ms(median(pairs.map((pair) => pair.open)))} vs JSON.parse ${ms(median(pairs.map((pair) => pair.parse)))} (${(fixture.bytes / 1e6).toFixed(1)} MB; every line's value kept until all are parsed); open = SessionLog.open with its lock, the saved counts read and restored, the context measured` }));
   });
   races.forEach((pairs, at) => {
     const fixture = fixtures[at] as Fixture;

@@ -86,8 +86,16 @@ export function raceRatio(pairs: readonly RacePair[], part: 'open' | 'log'): num
   return Math.sqrt(first * second);
 }
 
-/** Entries a loop of the throughput race covers at least: 30 opens in a row at 1k entries, 3 from 10k on. */
-const LOOP_ENTRIES = 30_000;
+/**
+ * Entries a loop of the throughput race covers at least: 300 opens in a row at 1k entries, 30 at 10k, LOOP_LEAST from
+ * 100k on. A full collection of the bench's heap (about 160 MB live: every size's session and its turns) costs 60–130 ms
+ * and comes every so many megabytes promoted: with 3 opens at 10k entries it fell inside one loop of opens and not
+ * inside the loop of parses beside it, or the other way, and a loop's figure swung between 1.3× and 3.6× on it. Loops
+ * this long hold several of them each, so each runner pays for the collections in proportion to what it promoted.
+ */
+const LOOP_ENTRIES = 300_000;
+/** Opens in a row at least, whatever the size. */
+const LOOP_LEAST = 5;
 
 /**
  * The throughput race: warm opens in a row against as many JSON.parse runs in a row, CPU ms per run. Each run's
@@ -96,7 +104,7 @@ const LOOP_ENTRIES = 30_000;
  * marking and freeing), which a race of single runs leaves to whatever runs next.
  */
 export async function loopRound(file: string, cacheFile: string, size: number, counter: TokenCounter): Promise<{ open: number; parse: number }> {
-  const count = Math.max(3, Math.round(LOOP_ENTRIES / size));
+  const count = Math.max(LOOP_LEAST, Math.round(LOOP_ENTRIES / size));
   // What the last run made, held until the next one's is ready.
   const held: { kept: readonly unknown[] } = { kept: [] };
   collectGarbage();
