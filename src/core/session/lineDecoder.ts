@@ -3,8 +3,9 @@ import { isAscii } from 'node:buffer';
 
 /**
  * The file is looked at BLOCK bytes at a time, and a block holding a byte above 0x7f again LEAF bytes at a time; the
- * lines touching a leaf that holds one are decoded as UTF-8. Halving from the whole file instead looked at every byte
- * once per level where such bytes are spread through the file (12 ms of 26k calls at 100k entries; this is 2 ms).
+ * lines touching a leaf that holds one are decoded as UTF-8. At 100k entries (27 MB, such bytes spread through it) this
+ * takes 3–8 ms, mostly making the 23k subarrays; halving from the whole file, which looks at every byte once per level,
+ * took 8–9 ms. The Latin-1 copy itself takes 12–19 ms there.
  */
 const BLOCK = 4096;
 const LEAF = 512;
