@@ -9,6 +9,8 @@ import { isAscii } from 'node:buffer';
  */
 const BLOCK = 4096;
 const LEAF = 512;
+/** Blocks looked at before the share of wide ones may end the search (see collectWide). */
+const SAMPLE = 64;
 
 /**
  * Files from this size on are read through one Latin-1 copy: Node makes a Latin-1 string over about a megabyte
@@ -22,8 +24,8 @@ export const WHOLE_FROM = 1 << 20;
  * (2.7 MB at 10k entries), which the collector's minor collections pay for while the parsed session around them is
  * still young. From WHOLE_FROM bytes on, one Latin-1 copy of the file is an external string (off the V8 heap) and a
  * line of it is a slice (a small header). Latin-1 reads a byte as one character, which is the line's UTF-8 text only
- * where every byte is below 0x80: the blocks holding other bytes are found with `isAscii`
- * (see BLOCK), and a line touching one is decoded as UTF-8.
+ * where every byte is below 0x80: the blocks holding other bytes are found with `isAscii` (see BLOCK), and a line
+ * touching one is decoded as UTF-8. A file most of whose blocks hold such bytes is decoded line by line.
  */
 export class LineDecoder {
   /** The Latin-1 copy of data[from, end), or undefined when the file is decoded line by line. */
@@ -38,8 +40,11 @@ export class LineDecoder {
     private readonly from: number,
   ) {
     if (data.length - from < WHOLE_FROM) return;
+    if (!this.collectWide(from, data.length)) {
+      this.wide.length = 0;
+      return;
+    }
     this.whole = data.toString('latin1', from);
-    this.collectWide(from, data.length);
   }
 
   /** The text of data[start, end); calls come with ascending `start`. */
@@ -51,11 +56,20 @@ export class LineDecoder {
     return this.whole.slice(start - this.from, end - this.from);
   }
 
-  /** Finds the wide blocks of data[start, end): BLOCK bytes at a time, and a wide block again in LEAF-byte parts. */
-  private collectWide(start: number, end: number): void {
+  /**
+   * Finds the wide blocks of data[start, end): BLOCK bytes at a time, and a wide block again in LEAF-byte parts. False
+   * as soon as most blocks seen (after the first SAMPLE) are wide, as in a session written in Chinese: the copy would
+   * serve few lines, and the leaves cost a call each (a 33 MB file of CJK text parsed 20–25 % slower with them).
+   */
+  private collectWide(start: number, end: number): boolean {
+    let blocks = 0;
+    let wideBlocks = 0;
     for (let block = start; block < end; block += BLOCK) {
       const blockEnd = Math.min(end, block + BLOCK);
+      blocks++;
       if (isAscii(this.data.subarray(block, blockEnd))) continue;
+      wideBlocks++;
+      if (blocks >= SAMPLE && wideBlocks * 2 > blocks) return false;
       for (let leaf = block; leaf < blockEnd; leaf += LEAF) {
         const leafEnd = Math.min(blockEnd, leaf + LEAF);
         if (isAscii(this.data.subarray(leaf, leafEnd))) continue;
@@ -63,5 +77,6 @@ export class LineDecoder {
         else this.wide.push(leaf, leafEnd);
       }
     }
+    return true;
   }
 }
